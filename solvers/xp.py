@@ -1,0 +1,51 @@
+"""Array-API dispatch: one code path for NumPy, CuPy and array-api-strict."""
+from __future__ import annotations
+
+import numpy as np
+from array_api_compat import array_namespace, is_numpy_array, to_device  # noqa: F401
+
+__all__ = ["namespace", "asnumpy", "cupy_available", "backend_namespace"]
+
+
+def namespace(*arrays):
+    """The array-API namespace of ``arrays`` (NumPy, CuPy, array-api-strict, ...)."""
+    return array_namespace(*arrays)
+
+
+def asnumpy(x) -> np.ndarray:
+    """Copy an array of any backend to host NumPy."""
+    if is_numpy_array(x):
+        return x
+    if hasattr(x, "get"):  # CuPy
+        return x.get()
+    return np.asarray(x)
+
+
+def cupy_available() -> tuple[bool, str]:
+    """Whether CuPy imports and sees a device; the reason when not."""
+    try:
+        import cupy  # noqa: F401
+    except Exception as exc:  # ImportError or a CUDA load error
+        return False, f"CuPy is not installed ({type(exc).__name__})"
+    try:
+        n = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return False, f"CuPy sees no CUDA device ({exc})"
+    return (n > 0, "CuPy sees no CUDA device") if n == 0 else (True, "")
+
+
+def backend_namespace(name: str):
+    """The namespace for a backend name: 'numpy' (and 'numba', whose reference is NumPy) or 'cupy'."""
+    if name in ("numpy", "numba", "mpmath"):
+        import array_api_compat.numpy as xnp
+        return xnp
+    if name == "cupy":
+        ok, why = cupy_available()
+        if not ok:
+            raise RuntimeError(why)
+        import array_api_compat.cupy as xcp
+        return xcp
+    if name == "array_api_strict":
+        import array_api_strict
+        return array_api_strict
+    raise ValueError(f"unknown backend {name!r}")

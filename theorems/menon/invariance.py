@@ -1,0 +1,222 @@
+"""Theorem 1(a): G-balanced varieties are invariant under the gradient flow of E o phi.
+
+Sign convention (erratum E1, recorded here once for the whole menon package): we write
+``C_p = W_{p+1}^T W_{p+1} - W_p W_p^T``, which is ``G_p`` of eq. (4.8) and ``-G_p`` of
+eq. (4.2)/(4.3).  The claim ``menon.balanced_sign_convention`` shows the two printed
+conventions disagree.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from solvers import dln, rk
+from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+
+EPS = np.finfo(float).eps
+ENERGIES = {"quadratic": (0.0, False), "quartic": (0.5, False), "completion": (0.0, True)}
+
+
+def _validate(p):
+    if p.widths is not None:
+        w = p.widths
+        if np.any(w != np.round(w)) or np.any(w < 1) or np.any(w > 8):
+            raise ParamError("parameter widths must be integers in [1, 8]")
+        if len(w) < 3 or len(w) > 9:
+            raise ParamError("parameter widths must list d_0..d_N with 2 <= N <= 8")
+
+
+claim = Claim(
+    id="menon.balanced_invariance",
+    document="menon",
+    title="G-balanced varieties are invariant under the gradient flow of E∘φ",
+    label="Thm 1(a)",
+    section="4.2, 7.1",
+    equation="(4.7)-(4.8), (7.7)-(7.9)",
+    lines=(211, 223),
+    statement=r"\dot{\mathbf W}=-\nabla_{\mathbf W}(E\circ\phi)\ \Longrightarrow\ "
+              r"\frac{d}{dt}\bigl(W_{p+1}^TW_{p+1}-W_pW_p^T\bigr)=0,\quad 1\le p\le N-1",
+    status="holds",
+    params=[
+        Param.int("d", 3, 1, 8, "width of every layer (ignored when widths is given)", search=(1, 4)),
+        Param.int("N", 3, 2, 8, "depth (number of layers); N >= 2 so that there is a C_p", search=(2, 5)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initial layers and target", search=(0, 10_000)),
+        Param.float("T", 1.0, 0.0, 10.0, "time horizon", low_open=True),
+        Param.float("h", 0.01, 0.0, 0.1, "step of the implicit midpoint rule", low_open=True),
+        Param.choice("energy", "quadratic", list(ENERGIES),
+                     "E = 1/2|M∘(W-Y)|² (+ q/4|M∘(W-Y)|⁴): quadratic, quartic (q=1/2), completion (random mask)"),
+        Param.choice("init", "random", ["random", "balanced"], "random layers (G != 0) or a balanced start"),
+        Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
+    ],
+    validate=_validate,
+    notes="Sign convention E1: C_p := W_{p+1}^T W_{p+1} - W_p W_p^T (= G_p of (4.8), = -G_p of (4.2)). "
+          "Numeric check: implicit midpoint rule, which conserves every quadratic invariant exactly, so "
+          "the drift is rounding only and any O(h^q) integrator error cannot masquerade as conservation.",
+    catalogue="menon §2.2 Thm 1(a), §5.2",
+)
+
+
+# ---------------------------------------------------------------------------
+def instance(p, mode=0, coef=(0.0,)):
+    """Initial layers, widths and rhs arguments for the parameters ``p``."""
+    rng = np.random.default_rng(p.seed)
+    widths = [int(x) for x in p.widths] if p.widths is not None else [p.d] * (p.N + 1)
+    if p.init == "balanced":
+        if len(set(widths)) != 1:
+            raise ParamError("init=balanced needs equal widths")
+        d, N = widths[0], len(widths) - 1
+        lam = rng.uniform(0.5, 1.3, d)
+        Ws = dln.balanced_point(lam, [dln.random_orthogonal(d, rng) for _ in range(N + 1)])
+    else:
+        Ws = dln.random_layers(widths, rng)
+    Y = rng.standard_normal((widths[-1], widths[0]))
+    q, masked = ENERGIES[p.energy]
+    M = (rng.random(Y.shape) < 0.6).astype(float) if masked else None
+    return widths, Ws, dln.make_args(widths, Y, M, q, mode, coef)
+
+
+def integrate(p, widths, Ws, args):
+    """Implicit midpoint from 0 to T (Numba kernel, or its NumPy reference on backend numpy)."""
+    n = max(1, int(round(p.T / p.h)))
+    h = p.T / n
+    y0 = dln.pack(Ws)
+    try:
+        if p.backend == "numba":
+            y, iters = rk.implicit_midpoint(dln.dln_rhs, 0.0, y0, h, n, args)
+        else:
+            y, iters = rk.implicit_midpoint_numpy(dln.dln_rhs_numpy, 0.0, y0, h, n, args)
+    except RuntimeError:
+        return None, n, None
+    return dln.unpack(y, widths), n, iters
+
+
+def drift(Ws0, WsT):
+    """Per-layer Frobenius drift of C_p and the scale max_p (|W_{p+1}|^2 + |W_p|^2)."""
+    C0, CT = dln.conserved(Ws0), dln.conserved(WsT)
+    per = [float(np.linalg.norm(a - b)) for a, b in zip(C0, CT)]
+    scale = max(float(np.sum(a * a)) for a in Ws0 + WsT)
+    return per, scale
+
+
+def tolerance(n_steps, scale, widths):
+    """Error model: the implicit midpoint rule conserves each quadratic C_p exactly; every step
+    adds rounding plus the fixed-point stopping error, each ~ eps * |W|^2 per entry of C_p.
+    Summed over n steps and the d_p^2 entries (Frobenius norm): n * 8 * max(d) * eps * scale."""
+    return n_steps * 8 * max(widths) * EPS * scale
+
+
+def _flow_outcome(p, mode=0, coef=(0.0,), extra=None):
+    widths, Ws, args = instance(p, mode, coef)
+    WsT, n, iters = integrate(p, widths, Ws, args)
+    if WsT is None:
+        return inconclusive(f"implicit midpoint did not converge with h={p.h}: the field is too stiff "
+                            "for fixed-point iteration; use a smaller h")
+    per, scale = drift(Ws, WsT)
+    if not np.isfinite(scale):
+        return inconclusive("the flow blew up before T (finite-time blow-up of the quartic energy?)")
+    values = {"max_drift": max(per), "drift_per_layer": per, "n_steps": n, "max_iterations": iters,
+              "scale": scale, "widths": widths}
+    if extra:
+        values.update(extra(Ws, WsT, args))
+    return Outcome(residual=max(per), tolerance=tolerance(n, scale, widths), values=values,
+                   message=f"max_p |C_p(T) - C_p(0)|_F over {n} implicit-midpoint steps")
+
+
+@claim.numeric(backends=("numpy", "numba"))
+def numeric(p):
+    """Integrate the gradient flow by the implicit midpoint rule and measure the drift of every C_p."""
+    return _flow_outcome(p)
+
+
+claim.property(over=("d", "N", "seed", "energy", "init"), max_examples=12)
+
+
+# ---------------------------------------------------------------------------
+@claim.symbolic(timeout=60)
+def symbolic():
+    """With E'(W) a matrix of free symbols, d/dt C_p expands to 0 identically (so for every E in C^1)."""
+    instances = [(1, 2), (2, 2), (2, 3), (3, 2), (2, 3, 1, 2)]  # (d, N) square, and rectangular widths
+    worst = 0
+    for inst in instances:
+        widths = [inst[0]] * (inst[1] + 1) if len(inst) == 2 else list(inst)
+        N = len(widths) - 1
+        Ws = [sp.Matrix(widths[p], widths[p - 1], lambda i, j, p=p: sp.Symbol(f"w{p}_{i}{j}"))
+              for p in range(N, 0, -1)]
+        Ep = sp.Matrix(widths[-1], widths[0], lambda i, j: sp.Symbol(f"e_{i}{j}"))
+        D = dln.grads(Ws, Ep)  # the field is -D; the list helpers are backend-agnostic
+        for p in range(1, N):
+            Wp1, Wp = dln.layer(Ws, p + 1), dln.layer(Ws, p)
+            Dp1, Dp = D[N - p - 1], D[N - p]
+            dC = (-Dp1).T * Wp1 + Wp1.T * (-Dp1) - ((-Dp) * Wp.T + Wp * (-Dp).T)
+            nonzero = sum(1 for e in dC if sp.expand(e) != 0)
+            # and the pivot identity (7.9): W_{p+1}^T Wdot_{p+1} = Wdot_p W_p^T
+            pivot = sum(1 for e in (Wp1.T * Dp1 - Dp * Wp.T) if sp.expand(e) != 0)
+            worst = max(worst, nonzero + pivot)
+    return Outcome(residual=worst, tolerance=0, values={
+        "method": "sympy.expand of every entry", "instances": [list(i) for i in instances],
+        "proved": "dC_p/dt = 0 and (7.9) W_{p+1}^T dW_{p+1}/dt = dW_p/dt W_p^T, E' arbitrary"},
+        message="number of entries that did not expand to zero")
+
+
+# ---------------------------------------------------------------------------
+# falsifiers: the nearest wrong variants (catalogue §5.2)
+@claim.falsifier("layer_penalty", search=("seed",))
+def layer_penalty(p):
+    """Loss not of the form E∘φ: add mu/2 |W_1|^2 (mu = 1/2). Only the pair (W_2, W_1) breaks."""
+    return _flow_outcome(p, mode=1, coef=(0.5,))
+
+
+@claim.falsifier("per_layer_rates", search=("seed",))
+def per_layer_rates(p):
+    """Per-layer learning rates c_p: C_p drifts, while W_{p+1}^T W_{p+1}/c_{p+1} - W_p W_p^T/c_p is conserved."""
+    rates = np.array([1.0, 2.0, 0.5, 1.5, 0.75, 1.25, 0.6, 1.8])[: (len(p.widths) - 1 if p.widths is not None else p.N)]
+
+    def weighted(Ws, WsT, args):
+        N = len(Ws)
+        def wq(L):
+            return [dln.layer(L, k + 1).T @ dln.layer(L, k + 1) / rates[k] - dln.layer(L, k) @ dln.layer(L, k).T / rates[k - 1]
+                    for k in range(1, N)]
+        return {"weighted_drift": max(float(np.linalg.norm(a - b)) for a, b in zip(wq(Ws), wq(WsT))),
+                "rates": rates.tolist()}
+    return _flow_outcome(p, mode=2, coef=rates, extra=weighted)
+
+
+@claim.falsifier("weight_decay", search=("seed",))
+def weight_decay(p):
+    """Uniform weight decay lam/2 sum|W_p|^2 (lam = 0.3) on a G != 0 start: C_p(t) = exp(-2 lam t) C_p(0)."""
+    lam = 0.3
+
+    def contraction(Ws, WsT, args):
+        C0, CT = dln.conserved(Ws), dln.conserved(WsT)
+        return {"decay_law_residual": max(float(np.linalg.norm(b - np.exp(-2 * lam * p.T) * a))
+                                          for a, b in zip(C0, CT))}
+    return _flow_outcome(p.replace(init="random"), mode=3, coef=(lam,), extra=contraction)
+
+
+@claim.falsifier("finite_step_gd", search=("seed",), fixed={"d": 2})
+def finite_step_gd(p):
+    """Finite-step gradient descent (eta = 0.1, d >= 2, non-commuting layers) leaves M_G; the drift obeys
+    the exact identity C_p^+ - C_p = eta^2 (D_{p+1}^T D_{p+1} - D_p D_p^T) (catalogue §5.2)."""
+    eta = 0.1
+    widths, Ws, args = instance(p)
+    _, Y, M, q, _, _ = args
+    steps = max(1, int(round(p.T / eta)))
+    Ws0, identity_res = Ws, 0.0
+    for _ in range(steps):
+        W = dln.prod(Ws)
+        R = M * (W - Y)
+        D = dln.grads(Ws, M * R * (1 + q * np.sum(R * R)))
+        new = [w - eta * g for w, g in zip(Ws, D)]
+        N = len(Ws)
+        for k in range(1, N):
+            Dk1, Dk = D[N - k - 1], D[N - k]
+            lhs = dln.conserved(new)[k - 1] - dln.conserved(Ws)[k - 1]
+            rhs = eta ** 2 * (Dk1.T @ Dk1 - Dk @ Dk.T)
+            identity_res = max(identity_res, float(np.linalg.norm(lhs - rhs)))
+        Ws = new
+    per, scale = drift(Ws0, Ws)
+    return Outcome(residual=max(per), tolerance=tolerance(steps, scale, widths),
+                   values={"max_drift": max(per), "drift_per_layer": per, "steps": steps, "eta": eta,
+                           "eta2_identity_residual": identity_res},
+                   message=f"GD drift of C_p after {steps} steps; the exact eta^2 one-step identity holds to "
+                           f"{identity_res:.1e}")

@@ -1,0 +1,250 @@
+"""Claim parameters: declaration, validation and Hypothesis strategies.
+
+A parameter is declared once, in the claim's block, with its type, default and
+range.  Everything else derives from that declaration: the command line parses
+and validates ``--param NAME=JSON`` against it, ``theorems list`` shows it, and
+property checks draw from it.  Bad input raises :class:`ParamError` with one line
+that names what is wrong; the command line turns that into exit code 2.
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["Param", "Params", "ParamError", "parse_assignment"]
+
+
+class ParamError(ValueError):
+    """Bad input for a claim: unknown parameter, wrong type, out of range, NaN."""
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a claim.
+
+    kind: ``int``, ``float``, ``bool``, ``choice``, ``matrix`` or ``vector``.
+    ``low``/``high`` bound numeric values (inclusive unless ``low_open``/``high_open``);
+    ``search`` narrows the range that property checks and falsifier searches draw
+    from (the full range is what a user may pass).
+    """
+
+    name: str
+    kind: str
+    default: Any
+    doc: str = ""
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+    search: tuple | None = None
+    nullable: bool = False
+
+    # -- constructors -------------------------------------------------
+    @staticmethod
+    def int(name: str, default: int, low: int | None = None, high: int | None = None,
+            doc: str = "", search: tuple | None = None) -> "Param":
+        return Param(name, "int", default, doc, low, high, search=search)
+
+    @staticmethod
+    def float(name: str, default: float, low: float | None = None, high: float | None = None,
+              doc: str = "", low_open: bool = False, high_open: bool = False,
+              search: tuple | None = None) -> "Param":
+        return Param(name, "float", default, doc, low, high, low_open, high_open, search=search)
+
+    @staticmethod
+    def bool(name: str, default: bool, doc: str = "") -> "Param":
+        return Param(name, "bool", default, doc)
+
+    @staticmethod
+    def choice(name: str, default: str, choices: Sequence[str], doc: str = "") -> "Param":
+        return Param(name, "choice", default, doc, choices=tuple(choices))
+
+    @staticmethod
+    def matrix(name: str, default: Any = None, doc: str = "") -> "Param":
+        """A real matrix given as nested JSON lists; ``None`` means 'drawn from the seed'."""
+        return Param(name, "matrix", default, doc, nullable=True)
+
+    @staticmethod
+    def vector(name: str, default: Any = None, doc: str = "", low: float | None = None,
+               high: float | None = None) -> "Param":
+        """A real vector given as a JSON list; ``None`` means 'drawn from the seed'."""
+        return Param(name, "vector", default, doc, low, high, nullable=True)
+
+    # -- validation ---------------------------------------------------
+    def _range_text(self) -> str:
+        lo = "(" if self.low_open else "["
+        hi = ")" if self.high_open else "]"
+        a = "-inf" if self.low is None else repr(self.low)
+        b = "inf" if self.high is None else repr(self.high)
+        return f"{lo}{a}, {b}{hi}"
+
+    def _check_scalar_range(self, v: float, what: str | None = None) -> None:
+        what = what or f"parameter {self.name}={v!r}"
+        if isinstance(v, float) and math.isnan(v):
+            raise ParamError(f"{what} is NaN")
+        if self.low is not None and (v < self.low or (self.low_open and v == self.low)):
+            raise ParamError(f"{what} is out of range {self._range_text()}")
+        if self.high is not None and (v > self.high or (self.high_open and v == self.high)):
+            raise ParamError(f"{what} is out of range {self._range_text()}")
+
+    def validate(self, value: Any) -> Any:
+        """Coerce a JSON-decoded value to this parameter's type, or raise ParamError."""
+        n = self.name
+        if value is None:
+            if self.nullable or self.default is None:
+                return None
+            raise ParamError(f"parameter {n} may not be null")
+        k = self.kind
+        if k == "bool":
+            if isinstance(value, bool):
+                return value
+            raise ParamError(f"parameter {n} must be true or false, got {value!r}")
+        if k == "int":
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ParamError(f"parameter {n} must be an integer, got {value!r}")
+            if isinstance(value, (float, np.floating)):
+                if math.isnan(value):
+                    raise ParamError(f"parameter {n} is NaN")
+                if not float(value).is_integer():
+                    raise ParamError(f"parameter {n} must be an integer, got {value!r}")
+            v = int(value)
+            self._check_scalar_range(v)
+            return v
+        if k == "float":
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ParamError(f"parameter {n} must be a number, got {value!r}")
+            v = float(value)
+            if math.isnan(v):
+                raise ParamError(f"parameter {n} is NaN")
+            if math.isinf(v):
+                raise ParamError(f"parameter {n} is infinite")
+            self._check_scalar_range(v)
+            return v
+        if k == "choice":
+            if value not in self.choices:
+                raise ParamError(f"parameter {n}={value!r} is not one of {list(self.choices)}")
+            return value
+        if k in ("matrix", "vector"):
+            try:
+                arr = np.asarray(value, dtype=float)
+            except (TypeError, ValueError):
+                raise ParamError(f"parameter {n} must be a {'nested list of numbers' if k == 'matrix' else 'list of numbers'}, got {value!r}") from None
+            want = 2 if k == "matrix" else 1
+            if arr.ndim != want or arr.size == 0:
+                raise ParamError(f"parameter {n} must be a non-empty {k} ({want}-d list), got shape {arr.shape}")
+            if not np.all(np.isfinite(arr)):
+                raise ParamError(f"parameter {n} has a NaN or infinite entry")
+            if k == "vector" and (self.low is not None or self.high is not None):
+                for x in arr:
+                    self._check_scalar_range(float(x), f"entry {float(x)!r} of parameter {n}")
+            return arr
+        raise ParamError(f"parameter {n} has unknown kind {k!r}")  # pragma: no cover
+
+    # -- Hypothesis ---------------------------------------------------
+    def strategy(self):
+        """The Hypothesis strategy property checks and falsifier searches draw from."""
+        from hypothesis import strategies as st
+
+        if self.kind == "int":
+            lo, hi = self.search or (self.low, self.high)
+            return st.integers(min_value=lo, max_value=hi)
+        if self.kind == "float":
+            lo, hi = self.search or (self.low, self.high)
+            return st.floats(min_value=lo, max_value=hi, allow_nan=False, allow_infinity=False,
+                             exclude_min=self.low_open and lo == self.low,
+                             exclude_max=self.high_open and hi == self.high)
+        if self.kind == "bool":
+            return st.booleans()
+        if self.kind == "choice":
+            return st.sampled_from(self.search or self.choices)
+        raise TypeError(f"parameter {self.name} of kind {self.kind} has no default strategy")
+
+    def describe(self) -> dict:
+        d = {"name": self.name, "kind": self.kind, "default": _jsonable(self.default), "doc": self.doc}
+        if self.kind in ("int", "float", "vector"):
+            d["range"] = self._range_text()
+        if self.choices:
+            d["choices"] = list(self.choices)
+        return d
+
+
+class Params(dict):
+    """Resolved parameters: a dict with attribute access (``p.d`` is ``p['d']``).
+
+    ``p.backend`` names the array backend the check was asked to run on.
+    """
+
+    backend: str = "numpy"
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"no parameter {name!r}") from None
+
+    def replace(self, **kw) -> "Params":
+        q = Params(self)
+        q.update(kw)
+        q.backend = self.backend
+        return q
+
+    def to_json(self) -> dict:
+        return {k: _jsonable(v) for k, v in self.items()}
+
+
+def resolve(declared: Sequence[Param], given: Mapping[str, Any], claim_id: str,
+            validator: Callable[[Params], None] | None = None) -> Params:
+    """Merge defaults with ``given``, validating every value; unknown names are errors."""
+    by_name = {p.name: p for p in declared}
+    for k in given:
+        if k not in by_name:
+            known = ", ".join(by_name) or "none"
+            raise ParamError(f"unknown parameter {k!r} for {claim_id} (known: {known})")
+    out = Params()
+    for p in declared:
+        out[p.name] = p.validate(given[p.name]) if p.name in given else p.validate(p.default)
+    if validator is not None:
+        validator(out)
+    return out
+
+
+def parse_assignment(text: str) -> tuple[str, Any]:
+    """Parse ``NAME=JSON`` from the command line."""
+    if "=" not in text:
+        raise ParamError(f"--param expects NAME=VALUE, got {text!r}")
+    name, raw = text.split("=", 1)
+    name = name.strip()
+    if not name:
+        raise ParamError(f"--param expects NAME=VALUE, got {text!r}")
+    try:
+        value = json.loads(raw, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        # a bare word is taken as a string (for choice parameters)
+        if raw and raw.replace("_", "").replace("-", "").isalnum() and not raw[0].isdigit():
+            value = raw
+        else:
+            raise ParamError(f"value of parameter {name} is not valid JSON: {raw!r} ({exc.msg})") from None
+    return name, value
+
+
+def _reject_constant(c: str):
+    raise ParamError(f"{c} is not an accepted value (NaN and infinities are rejected)")
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    if isinstance(v, (np.floating,)):
+        return float(v)
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    return v

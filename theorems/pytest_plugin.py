@@ -1,0 +1,191 @@
+"""pytest integration: ``pytest theorems`` collects every check of every claim as its own item.
+
+Items are named ``<claim id>::<kind>[<variant>]`` and carry the markers of DESIGN.md
+(``symbolic``, ``numeric``, ``property``, ``falsifier``, ``reproduction``, ``slow``,
+``gpu``).  Slow items run only with ``--runslow`` or the ``thorough`` profile.  The
+counterexamples that falsifiers find are printed at the end of the run, and every
+record can be written to a JSON file with ``--results-json PATH``.
+
+The hooks are imported by the repository's root ``conftest.py``.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from . import profiles
+from .record import dumps
+
+_RECORDS_KEY = pytest.StashKey[list]()
+_PROGRESS_KEY = pytest.StashKey[dict]()
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("theorems")
+    group.addoption("--runslow", action="store_true", default=False,
+                    help="also run checks marked slow (heavy reproductions)")
+    group.addoption("--results-json", default=None, metavar="PATH",
+                    help="write every check's result record to PATH")
+    group.addoption("--claims-progress", action="store_true", default=False,
+                    help="print one progress line per claim check (used by `theorems certify`)")
+
+
+def pytest_configure(config):
+    config.stash[_RECORDS_KEY] = []
+    config.stash[_PROGRESS_KEY] = {"done": 0, "failed": 0, "total": 0}
+
+
+def _theorems_root() -> Path:
+    return Path(__file__).resolve().parent
+
+
+def pytest_collect_file(file_path: Path, parent):
+    root = _theorems_root()
+    try:
+        rel = file_path.resolve().relative_to(root)
+    except ValueError:
+        return None
+    parts = rel.parts
+    if len(parts) != 2 or file_path.suffix != ".py" or parts[1].startswith("_"):
+        return None
+    from .core import DOCUMENTS
+    if parts[0] not in DOCUMENTS:
+        return None
+    return ClaimFile.from_parent(parent, path=file_path)
+
+
+class ClaimFile(pytest.File):
+    def collect(self):
+        import importlib
+
+        from .core import registry
+        rel = self.path.resolve().relative_to(_theorems_root())
+        modname = "theorems." + ".".join(rel.with_suffix("").parts)
+        importlib.import_module(modname)
+        for claim in [c for c in registry.values() if c.module == modname]:
+            yield ClaimNode.from_parent(self, name=claim.id, claim=claim)
+
+
+class ClaimNode(pytest.Collector):
+    def __init__(self, *, claim, **kw):
+        super().__init__(**kw)
+        self.claim = claim
+
+    def collect(self):
+        for check in self.claim.checks:
+            yield CheckItem.from_parent(self, name=check.nodeid, check=check)
+
+
+class CheckFailed(Exception):
+    pass
+
+
+class CheckItem(pytest.Item):
+    def __init__(self, *, check, **kw):
+        super().__init__(**kw)
+        self.check = check
+        self.add_marker(check.kind)
+        if check.slow:
+            self.add_marker("slow")
+        if check.gpu:
+            self.add_marker("gpu")
+        self.record = None
+
+    def runtest(self):
+        from .core import run_check
+        if self.check.slow and not (self.config.getoption("--runslow") or profiles.current() == "thorough"):
+            pytest.skip("slow check: run with --runslow or --hypothesis-profile thorough")
+        if self.check.gpu:
+            from solvers.xp import cupy_available
+            ok, why = cupy_available()
+            if not ok:
+                pytest.skip(f"gpu check: {why}")
+        rec = run_check(self.check, backend="cupy" if self.check.gpu else "numpy")
+        self.record = rec
+        self.config.stash[_RECORDS_KEY].append(rec)
+        self.user_properties.append(("record", rec))
+        if rec["verdict"] != self.check.expect:
+            raise CheckFailed(rec)
+
+    def repr_failure(self, excinfo):
+        if isinstance(excinfo.value, CheckFailed):
+            rec = excinfo.value.args[0]
+            lines = [f"{rec['claim']} {rec['check']}[{rec['variant']}]: expected {self.check.expect}, "
+                     f"got {rec['verdict']}",
+                     f"  residual  = {rec['residual']!r}", f"  tolerance = {rec['tolerance']!r}",
+                     f"  params    = {json.dumps(rec['params'])[:500]}",
+                     f"  message   = {rec['message']}"]
+            if rec["counterexample"]:
+                lines.append(f"  counterexample = {json.dumps(rec['counterexample'])[:1500]}")
+            tb = rec["values"].get("traceback") if isinstance(rec["values"], dict) else None
+            if tb:
+                lines.append("  traceback:\n" + tb)
+            elif rec["values"]:
+                lines.append(f"  values    = {json.dumps(rec['values'])[:1500]}")
+            return "\n".join(lines)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self):
+        c = self.check.claim
+        return self.path, c.lines[0], f"{c.id} {self.check.nodeid}"
+
+
+def pytest_collection_finish(session):
+    prog = session.config.stash.get(_PROGRESS_KEY, None)
+    if prog is not None:
+        prog["total"] = sum(isinstance(i, CheckItem) for i in session.items)
+        prog["t0"] = time.perf_counter()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    if isinstance(item, CheckItem) and rep.when == "call" and item.config.getoption("--claims-progress"):
+        prog = item.config.stash[_PROGRESS_KEY]
+        prog["done"] += 1
+        if rep.failed:
+            prog["failed"] += 1
+        tr = item.config.pluginmanager.get_plugin("terminalreporter")
+        msg = (f"[{prog['done']}/{prog['total']}] {item.check.claim.id} {item.check.nodeid}: "
+               f"{item.record['verdict'] if item.record else rep.outcome}"
+               f" | failures so far: {prog['failed']} | {time.perf_counter() - prog.get('t0', 0):.0f} s")
+        if tr is not None:
+            tr.write_line(msg)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    recs = config.stash.get(_RECORDS_KEY, [])
+    found = [r for r in recs if r["check"] == "falsifier" and r["verdict"] == "refuted"]
+    if found:
+        terminalreporter.section("counterexamples found by falsifiers")
+        for r in found:
+            cex = json.dumps(r["counterexample"])
+            if len(cex) > 240:
+                cex = cex[:237] + "..."
+            terminalreporter.write_line(f"{r['claim']} [{r['variant']}] residual={_fmt(r['residual'])} "
+                                        f"> tol={_fmt(r['tolerance'])}: {cex}")
+            terminalreporter.write_line(f"    replay: {replay_command(r)}")
+    path = config.getoption("--results-json")
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(dumps({"profile": profiles.current(), "records": recs}, indent=1))
+
+
+def _fmt(x):
+    return f"{x:.3g}" if isinstance(x, float) else str(x)
+
+
+def replay_command(rec: dict) -> str:
+    """The command line that re-runs a record's check at its parameters."""
+    import shlex
+    parts = ["theorems", "check", rec["claim"], "--variant", rec["variant"]]
+    cex = rec.get("counterexample") or {}
+    params = cex.get("params", rec["params"]) if isinstance(cex, dict) else rec["params"]
+    for k, v in params.items():
+        parts += ["--param", f"{k}={json.dumps(v, separators=(',', ':'))}"]
+    return " ".join(shlex.quote(p) for p in parts)

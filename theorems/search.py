@@ -1,0 +1,100 @@
+"""Hypothesis-driven checks: properties (every draw must certify) and falsifier searches."""
+from __future__ import annotations
+
+import math
+
+from hypothesis import find, given, reject, strategies as st
+from hypothesis.errors import NoSuchExample, Unsatisfiable
+
+from .core import Check, Outcome, evaluate
+from .params import ParamError, Params
+from .profiles import settings_for
+
+
+def _strategy(check: Check, names):
+    if check.strategy is not None:
+        return check.strategy
+    by_name = {p.name: p for p in check.claim.params}
+    return st.fixed_dictionaries({n: by_name[n].strategy() for n in names})
+
+
+def _instance(check: Check, base: Params, drawn: dict) -> Params:
+    q = base.replace(**drawn)
+    if check.claim.validator is not None:
+        check.claim.validator(q)
+    return q
+
+
+class _DrawFailed(AssertionError):
+    def __init__(self, params: Params, out: Outcome, verdict: str):
+        self.params, self.out, self.verdict = params, out, verdict
+        super().__init__(f"{verdict} at {params.to_json()}: residual={out.residual!r} "
+                         f"tolerance={out.tolerance!r} {out.message}")
+
+
+def run_property(check: Check, base: Params, profile: str | None) -> Outcome:
+    claim = check.claim
+    func = check.func or claim.check("numeric").func
+    stats = {"examples": 0, "inconclusive": 0, "worst_ratio": 0.0, "worst": None}
+
+    @given(_strategy(check, check.over))
+    def prop(drawn):
+        try:
+            q = _instance(check, base, drawn)
+        except ParamError:
+            reject()
+        out = func(q)
+        verdict = out.decide()
+        if verdict == "inconclusive":
+            stats["inconclusive"] += 1
+            reject()
+        if verdict != "certified":
+            raise _DrawFailed(q, out, verdict)
+        stats["examples"] += 1
+        ratio = float(out.residual) / float(out.tolerance) if out.tolerance else 0.0
+        if not math.isfinite(ratio) or ratio >= stats["worst_ratio"]:
+            stats["worst_ratio"] = ratio
+            stats["worst"] = {"params": q.to_json(), "residual": out.residual, "tolerance": out.tolerance}
+
+    prop = settings_for(check.max_examples, profile)(prop)
+    try:
+        prop()
+    except _DrawFailed as exc:
+        return Outcome(residual=exc.out.residual, tolerance=exc.out.tolerance, verdict=exc.verdict
+                       if exc.verdict != "certified" else "refuted",
+                       values={**exc.out.values, **stats},
+                       counterexample={"params": exc.params.to_json(), **(exc.out.counterexample or {})},
+                       message=f"property fails on a drawn instance (shrunk): {exc.out.message}")
+    except Unsatisfiable:
+        return Outcome(verdict="inconclusive", values=stats,
+                       message="every draw violated a hypothesis of the claim (Unsatisfiable)")
+    return Outcome(residual=stats["worst_ratio"], tolerance=1.0, values=stats,
+                   message=f"{stats['examples']} draws certified (residual/tolerance <= "
+                           f"{stats['worst_ratio']:.3g}); {stats['inconclusive']} inconclusive draws rejected")
+
+
+def run_falsifier(check: Check, base: Params, profile: str | None) -> tuple[Outcome, Params]:
+    out = evaluate(check, base)
+    if out.decide() == "refuted" or not check.search:
+        return out, base
+    tried = {"n": 0}
+
+    def refutes(drawn) -> bool:
+        try:
+            q = _instance(check, base, drawn)
+        except ParamError:
+            return False
+        tried["n"] += 1
+        return evaluate(check, q).decide() == "refuted"
+
+    try:
+        drawn = find(_strategy(check, check.search), refutes,
+                     settings=settings_for(check.max_examples, profile))
+    except NoSuchExample:
+        out.message = (f"no counterexample at the defaults nor in {tried['n']} draws over "
+                       f"{', '.join(check.search)}. " + out.message)
+        return out, base
+    q = _instance(check, base, drawn)
+    out = evaluate(check, q)
+    out.message = f"counterexample found by search over {', '.join(check.search)}. " + out.message
+    return out, q
