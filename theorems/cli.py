@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     ce.add_argument("--out", default="certification", help="output directory")
     ce.add_argument("--document", default=None, help="only this document")
     ce.add_argument("--runslow", action="store_true", help="include checks marked slow")
+    ce.add_argument("--select", default=None, metavar="EXPR",
+                    help="only checks matching this pytest -k expression (e.g. balanced_invariance)")
     return p
 
 
@@ -171,8 +173,10 @@ def cmd_certify(args) -> int:
            "--rootdir", str(root), "-c", str(root / "pyproject.toml") if (root / "pyproject.toml").exists() else os.devnull]
     if not (root / "conftest.py").exists():
         cmd += ["-p", "theorems.pytest_plugin"]
-    if args.document:
-        cmd += ["-k", args.document + "."]
+    selectors = [f"{args.document}." if args.document else None, args.select]
+    selectors = [s for s in selectors if s]
+    if selectors:
+        cmd += ["-k", " and ".join(f"({s})" for s in selectors)]
     if args.runslow:
         cmd.append("--runslow")
     env = dict(os.environ, HYPOTHESIS_PROFILE=args.profile)
@@ -187,11 +191,13 @@ def cmd_certify(args) -> int:
             versions[mod] = __import__(mod).__version__
         except Exception:  # pragma: no cover
             versions[mod] = None
-    claims = all_claims(args.document)
+    seen = {r["claim"] for r in records}
+    claims = [c for c in all_claims(args.document) if not args.select or c.id in seen]
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "python": platform.python_version(), "versions": versions, "profile": args.profile,
             "seed": "derandomized" if args.profile == "ci" else "random (see Hypothesis blobs)",
-            "pytest_exit": rc, "runslow": bool(args.runslow), "document": args.document}
+            "pytest_exit": rc, "runslow": bool(args.runslow), "document": args.document,
+            "select": args.select}
     summary = _summary(claims, records)
     (out / "results.json").write_text(dumps({"meta": meta, "summary": summary,
                                              "claims": [c.describe() for c in claims],
