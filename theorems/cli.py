@@ -198,41 +198,15 @@ def cmd_certify(args) -> int:
             "seed": "derandomized" if args.profile == "ci" else "random (see Hypothesis blobs)",
             "pytest_exit": rc, "runslow": bool(args.runslow), "document": args.document,
             "select": args.select}
-    summary = _summary(claims, records)
+    from reports import summarise, summary_table
+    described = [c.describe() for c in claims]
+    summary = summarise(described, records)
     (out / "results.json").write_text(dumps({"meta": meta, "summary": summary,
-                                             "claims": [c.describe() for c in claims],
+                                             "claims": described,
                                              "records": records}, indent=1))
-    print(f"wrote {out / 'results.json'}: {len(records)} records, "
-          + ", ".join(f"{k}: {v}" for k, v in summary["total"].items()))
+    print(summary_table(summary))
+    print(f"wrote {out / 'results.json'}: {len(records)} records")
     return 0 if rc == 0 else 1
-
-
-def _summary(claims, records) -> dict:
-    """Per document: claims, certified (every check as expected), refuted, inconclusive, errata, falsifiers caught."""
-    by_claim: dict[str, list] = {}
-    for r in records:
-        by_claim.setdefault(r["claim"], []).append(r)
-    docs: dict[str, dict] = {}
-    for c in claims:
-        d = docs.setdefault(c.document, {"claims": 0, "certified": 0, "refuted": 0, "inconclusive": 0,
-                                         "unchecked": 0, "errata": 0, "falsifiers_caught": 0})
-        d["claims"] += 1
-        d["errata"] += c.status in ("erratum", "gap")
-        recs = by_claim.get(c.id, [])
-        expect = {(k.kind, k.variant): k.expect for k in c.checks}
-        ok = [r["verdict"] == expect.get((r["check"], r["variant"]), "certified") for r in recs]
-        d["falsifiers_caught"] += sum(r["check"] == "falsifier" and r["verdict"] == "refuted" for r in recs)
-        if not recs:
-            d["unchecked"] += 1
-        elif all(ok):
-            d["certified"] += 1
-        elif any(r["verdict"] in ("refuted", "error") and not o for r, o in zip(recs, ok)):
-            d["refuted"] += 1
-        else:
-            d["inconclusive"] += 1
-    total = {k: sum(d[k] for d in docs.values()) for k in
-             ("claims", "certified", "refuted", "inconclusive", "unchecked", "errata", "falsifiers_caught")}
-    return {"documents": docs, "total": total}
 
 
 if __name__ == "__main__":  # pragma: no cover
