@@ -153,3 +153,13 @@ def test_record_schema_and_non_finite_encoding():
     assert tuple(rec) == RECORD_KEYS
     assert rec["residual"] == "inf" and rec["verdict"] == "refuted" and rec["values"]["v"] == [0, 1]
     registry.pop(c.id)
+
+
+def test_outcome_from_parts():
+    out = Outcome.from_parts({"a": (1e-16, 1e-15), "b": (3e-9, 1e-9), "count": (0, 0)}, "two parts",
+                             {"extra": 1})
+    assert out.decide() == "refuted" and out.residual == pytest.approx(3.0)
+    assert out.values["worst_part"] == "b" and out.values["extra"] == 1
+    assert out.values["parts"]["a"] == {"residual": 1e-16, "tolerance": 1e-15}
+    assert Outcome.from_parts({"count": (1, 0)}).residual == math.inf  # an exact count that is off
+    assert Outcome.from_parts({"a": (0.5, 1.0), "count": (0, 0)}).decide() == "certified"

@@ -82,6 +82,21 @@ class Outcome:
     verdict: str | None = None
     backend: str | None = None
 
+    @classmethod
+    def from_parts(cls, parts: dict, message: str = "", values: dict | None = None, **kw) -> "Outcome":
+        """One statement checked as several sub-checks ``{name: (residual, tolerance)}``, each with its
+        own error model: residual = max_i residual_i / tolerance_i against tolerance 1.  Every part's
+        residual and tolerance, and the worst part, are kept in ``values``.  A part with tolerance 0
+        (an exact count) contributes 0 when its residual is 0 and infinity otherwise."""
+        ratios = {k: (float(r) / float(t) if t > 0 else (0.0 if r == 0 else math.inf))
+                  for k, (r, t) in parts.items()}
+        worst = max(ratios, key=ratios.get)
+        vals = {"parts": {k: {"residual": float(r), "tolerance": float(t)} for k, (r, t) in parts.items()},
+                "worst_part": worst}
+        vals.update(values or {})
+        msg = f"{message}; worst part {worst!r}: {float(parts[worst][0]):.3e} vs {float(parts[worst][1]):.3e}"
+        return cls(residual=ratios[worst], tolerance=1.0, values=vals, message=msg.lstrip("; "), **kw)
+
     def decide(self) -> str:
         if self.verdict is not None:
             if self.verdict not in VERDICTS:
