@@ -39,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     ls = sub.add_parser("list", help="list the claims")
     ls.add_argument("--document", default=None, help="only this document (jacot, vanrossem, menon, chen, sander)")
     ls.add_argument("--json", action="store_true", help="print the claims' records as JSON")
+    ls.add_argument("--markdown", action="store_true", help="print a Markdown table (as in the README)")
 
     ck = sub.add_parser("check", help="run a claim's numeric check once and print the result record")
     ck.add_argument("id", help="claim id, e.g. menon.balanced_invariance")
@@ -83,6 +84,14 @@ def cmd_list(args) -> int:
         return _bad(str(exc))
     if args.json:
         print(json.dumps([c.describe() for c in claims], indent=1))
+        return 0
+    if args.markdown:
+        print("| id | label | lines | status | checks |")
+        print("|---|---|---|---|---|")
+        for c in claims:
+            kinds = ", ".join(k for k in ("symbolic", "numeric", "property", "falsifier", "reproduction")
+                              if any(x.kind == k for x in c.checks)) or "none (see notes)"
+            print(f"| `{c.id}` | {c.label} | {c.lines[0]}-{c.lines[1]} | {c.status} | {kinds} |")
         return 0
     for c in claims:
         kinds = ",".join(sorted({k.kind for k in c.checks}))

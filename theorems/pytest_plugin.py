@@ -77,7 +77,12 @@ class ClaimNode(pytest.Collector):
 
     def collect(self):
         for check in self.claim.checks:
-            yield CheckItem.from_parent(self, name=check.nodeid, check=check)
+            # a numeric check runs once per backend it offers (NumPy first): the Numba kernel and
+            # the CuPy path are held to the same tolerance as the NumPy reference
+            backends = sorted(check.backends, key=lambda b: b != "numpy") if check.kind == "numeric" else ["numpy"]
+            for i, b in enumerate(backends):
+                name = check.nodeid if i == 0 else f"{check.kind}[{check.variant}@{b}]"
+                yield CheckItem.from_parent(self, name=name, check=check, backend=b)
 
 
 class CheckFailed(Exception):
@@ -85,13 +90,14 @@ class CheckFailed(Exception):
 
 
 class CheckItem(pytest.Item):
-    def __init__(self, *, check, **kw):
+    def __init__(self, *, check, backend="numpy", **kw):
         super().__init__(**kw)
         self.check = check
+        self.backend = backend
         self.add_marker(check.kind)
         if check.slow:
             self.add_marker("slow")
-        if check.gpu:
+        if check.gpu or backend == "cupy":
             self.add_marker("gpu")
         self.record = None
 
@@ -99,12 +105,12 @@ class CheckItem(pytest.Item):
         from .core import run_check
         if self.check.slow and not (self.config.getoption("--runslow") or profiles.current() == "thorough"):
             pytest.skip("slow check: run with --runslow or --hypothesis-profile thorough")
-        if self.check.gpu:
+        if self.check.gpu or self.backend == "cupy":
             from solvers.xp import cupy_available
             ok, why = cupy_available()
             if not ok:
                 pytest.skip(f"gpu check: {why}")
-        rec = run_check(self.check, backend="cupy" if self.check.gpu else "numpy")
+        rec = run_check(self.check, backend="cupy" if self.check.gpu else self.backend)
         self.record = rec
         self.config.stash[_RECORDS_KEY].append(rec)
         self.user_properties.append(("record", rec))
