@@ -26,6 +26,8 @@ def test_registry_ids_and_metadata():
         assert c.statement and c.title and c.label
         if c.status in ("erratum", "gap"):
             assert c.corrected, c.id
+            # the printed form runs as `theorems check ID --variant stated` and must be refuted
+            assert any(k.kind == "falsifier" and k.variant == "stated" for k in c.checks), c.id
         if c.status in ("holds", "erratum"):
             assert any(k.kind == "falsifier" for k in c.checks), f"{c.id} has no falsifier"
 

@@ -868,7 +868,7 @@ def _():
         message="identities that failed")
 
 
-@free_energy_minimisers.falsifier("single_minimiser", search=("seed",))
+@free_energy_minimisers.falsifier("stated", search=("seed",))
 def _(p):
     """The conjecture's premise: a local minimiser W* found from a random start (L-BFGS-B, box |s| <= 10)
     is a global minimiser.  A point on the ray W_a has lower F_beta."""

@@ -223,8 +223,8 @@ def _(p):
     tol = 50 * d * EPS * max(nW, 1.0)
     null = np.where(s <= 1e-12 * nW)[0] if s[0] > 0 else np.arange(d)
     if len(null) == 0:
-        return Outcome(residual=0.0, tolerance=tol, values={"singular_values": s.tolist()},
-                       message="W is invertible: its polar factor Q is unique (no counterexample here)")
+        return inconclusive("W is invertible: its polar factor Q is unique (no counterexample here)",
+                            singular_values=s.tolist())
     D = np.eye(d)
     D[null[-1], null[-1]] = -1.0
     Q2 = VR @ D @ VP.T
@@ -832,7 +832,7 @@ def _(p):
     Q_p at once), so z is not a local bijection there."""
     lam, Qs = _svd_instance(p)
     if p.d < 2:
-        return Outcome(residual=0.0, tolerance=1.0, message="d = 1 has no repeated singular values")
+        return inconclusive("d = 1 has no repeated singular values")
     lam = lam.copy()
     lam[1] = lam[0]
     parts, vals, _ = _svd_parts(lam, Qs)
