@@ -157,11 +157,24 @@ def pytest_runtest_makereport(item, call):
         if rep.failed:
             prog["failed"] += 1
         tr = item.config.pluginmanager.get_plugin("terminalreporter")
-        msg = (f"[{prog['done']}/{prog['total']}] {item.check.claim.id} {item.check.nodeid}: "
+        msg = (f"[{prog['done']}/{prog['total']}] {item.check.claim.id} {item.name}: "
                f"{item.record['verdict'] if item.record else rep.outcome}"
                f" | failures so far: {prog['failed']} | {time.perf_counter() - prog.get('t0', 0):.0f} s")
         if tr is not None:
             tr.write_line(msg)
+
+
+def pytest_report_teststatus(report, config):
+    """With --claims-progress, the progress line replaces pytest's dot for each claim check."""
+    if config.getoption("--claims-progress") and report.when == "call" and _is_claim(report.nodeid):
+        return report.outcome, "", report.outcome.upper()
+    return None
+
+
+def _is_claim(nodeid: str) -> bool:
+    from .core import DOCUMENTS
+    parts = nodeid.split("::")
+    return len(parts) >= 2 and parts[1].split(".")[0] in DOCUMENTS
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
