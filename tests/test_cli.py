@@ -156,3 +156,27 @@ def test_readme_claim_table_lists_every_claim(capsys):
     code, out, _ = run(capsys, "list", "--json")
     missing = [c["id"] for c in json.loads(out) if f"`{c['id']}`" not in readme]
     assert not missing, f"README claim table lacks {missing}: regenerate with `theorems list --markdown`"
+
+
+def test_user_layers_and_target(capsys):
+    """A researcher's own layers (paper order [W_N, ..., W_1]) and target, rectangular."""
+    layers = '[[[1,0.5,0],[0.2,1,0.3]],[[0.4,1],[1,-0.3],[0.1,0.2]]]'  # W_2: 2x3, W_1: 3x2
+    code, out, _ = run(capsys, "check", "menon.balanced_invariance", "--json", "--param", f"layers={layers}",
+                       "--param", "Y=[[1,0],[0,1]]")
+    rec = json.loads(out)
+    assert code == 0 and rec["values"]["widths"] == [2, 3, 2]
+    code, out, _ = run(capsys, "check", "menon.balanced_invariance", "--variant", "per_layer_rates", "--json",
+                       "--param", f"layers={layers}")
+    assert code == 1 and json.loads(out)["verdict"] == "refuted"
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["--param", "layers=[[[1,2]],[[1,2]]]"], "do not chain"),
+    (["--param", "layers=[[[1,2]]]"], "at least two matrices"),
+    (["--param", "layers=[[[1,NaN]],[[1]]]"], "NaN"),
+    (["--param", "layers=[1,2]"], "must be a non-empty matrix"),
+    (["--param", "Y=[[1,2]]"], "parameter Y has shape (1, 2)"),
+])
+def test_bad_layers_are_bad_input(capsys, argv, needle):
+    code, _, err = run_exit(capsys, ["check", "menon.balanced_invariance", *argv])
+    assert code == 2 and len(err.strip().splitlines()) == 1 and needle in err, err

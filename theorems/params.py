@@ -70,6 +70,12 @@ class Param:
         return Param(name, "matrix", default, doc, nullable=True)
 
     @staticmethod
+    def matrices(name: str, default: Any = None, doc: str = "") -> "Param":
+        """A list of real matrices (JSON list of nested lists), e.g. the layers of a network;
+        ``None`` means 'drawn from the seed'.  Shapes are checked by the claim's validator."""
+        return Param(name, "matrices", default, doc, nullable=True)
+
+    @staticmethod
     def vector(name: str, default: Any = None, doc: str = "", low: float | None = None,
                high: float | None = None) -> "Param":
         """A real vector given as a JSON list; ``None`` means 'drawn from the seed'."""
@@ -129,6 +135,21 @@ class Param:
             if value not in self.choices:
                 raise ParamError(f"parameter {n}={value!r} is not one of {list(self.choices)}")
             return value
+        if k == "matrices":
+            if not isinstance(value, (list, tuple)) or len(value) == 0:
+                raise ParamError(f"parameter {n} must be a non-empty list of matrices (nested lists)")
+            out = []
+            for i, m in enumerate(value):
+                try:
+                    arr = np.asarray(m, dtype=float)
+                except (TypeError, ValueError):
+                    raise ParamError(f"entry {i} of parameter {n} is not a matrix of numbers") from None
+                if arr.ndim != 2 or arr.size == 0:
+                    raise ParamError(f"entry {i} of parameter {n} must be a non-empty matrix, got shape {arr.shape}")
+                if not np.all(np.isfinite(arr)):
+                    raise ParamError(f"entry {i} of parameter {n} has a NaN or infinite entry")
+                out.append(arr)
+            return out
         if k in ("matrix", "vector"):
             try:
                 arr = np.asarray(value, dtype=float)

@@ -18,12 +18,27 @@ ENERGIES = {"quadratic": (0.0, False), "quartic": (0.5, False), "completion": (0
 
 
 def _validate(p):
+    if p.layers is not None:
+        Ws = p.layers
+        if len(Ws) < 2:
+            raise ParamError("parameter layers must hold at least two matrices [W_N, ..., W_1] (N >= 2)")
+        for i in range(len(Ws) - 1):
+            if Ws[i].shape[1] != Ws[i + 1].shape[0]:
+                raise ParamError(f"parameter layers: shapes {Ws[i].shape} and {Ws[i + 1].shape} of entries {i} and "
+                                 f"{i + 1} do not chain (paper order [W_N, ..., W_1], W_p of shape d_p x d_(p-1))")
+        if p.Y is not None and p.Y.shape != (Ws[0].shape[0], Ws[-1].shape[1]):
+            raise ParamError(f"parameter Y has shape {p.Y.shape}; the end-to-end matrix has shape "
+                             f"{(Ws[0].shape[0], Ws[-1].shape[1])}")
     if p.widths is not None:
         w = p.widths
         if np.any(w != np.round(w)) or np.any(w < 1) or np.any(w > 8):
             raise ParamError("parameter widths must be integers in [1, 8]")
         if len(w) < 3 or len(w) > 9:
             raise ParamError("parameter widths must list d_0..d_N with 2 <= N <= 8")
+    if p.Y is not None and p.layers is None:
+        w = [int(x) for x in p.widths] if p.widths is not None else [p.d] * (p.N + 1)
+        if p.Y.shape != (w[-1], w[0]):
+            raise ParamError(f"parameter Y has shape {p.Y.shape}; the end-to-end matrix has shape {(w[-1], w[0])}")
 
 
 claim = Claim(
@@ -47,6 +62,9 @@ claim = Claim(
                      "E = 1/2|M∘(W-Y)|² (+ q/4|M∘(W-Y)|⁴): quadratic, quartic (q=1/2), completion (random mask)"),
         Param.choice("init", "random", ["random", "balanced"], "random layers (G != 0) or a balanced start"),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
+        Param.matrices("layers", None, "your own initial layers [W_N, ..., W_1] in the paper's order; "
+                       "overrides d, N, widths and init"),
+        Param.matrix("Y", None, "target of the energy (shape d_N x d_0); drawn from the seed when omitted"),
     ],
     validate=_validate,
     notes="Sign convention E1: C_p := W_{p+1}^T W_{p+1} - W_p W_p^T (= G_p of (4.8), = -G_p of (4.2)). "
@@ -61,7 +79,10 @@ def instance(p, mode=0, coef=(0.0,)):
     """Initial layers, widths and rhs arguments for the parameters ``p``."""
     rng = np.random.default_rng(p.seed)
     widths = [int(x) for x in p.widths] if p.widths is not None else [p.d] * (p.N + 1)
-    if p.init == "balanced":
+    if p.layers is not None:
+        Ws = [np.array(w, dtype=float) for w in p.layers]
+        widths = [Ws[-1].shape[1]] + [w.shape[0] for w in Ws[::-1]]
+    elif p.init == "balanced":
         if len(set(widths)) != 1:
             raise ParamError("init=balanced needs equal widths")
         d, N = widths[0], len(widths) - 1
@@ -70,6 +91,8 @@ def instance(p, mode=0, coef=(0.0,)):
     else:
         Ws = dln.random_layers(widths, rng)
     Y = rng.standard_normal((widths[-1], widths[0]))
+    if p.Y is not None:
+        Y = np.array(p.Y, dtype=float)
     q, masked = ENERGIES[p.energy]
     M = (rng.random(Y.shape) < 0.6).astype(float) if masked else None
     return widths, Ws, dln.make_args(widths, Y, M, q, mode, coef)
@@ -169,7 +192,8 @@ def layer_penalty(p):
 @claim.falsifier("per_layer_rates", search=("seed",))
 def per_layer_rates(p):
     """Per-layer learning rates c_p: C_p drifts, while W_{p+1}^T W_{p+1}/c_{p+1} - W_p W_p^T/c_p is conserved."""
-    rates = np.array([1.0, 2.0, 0.5, 1.5, 0.75, 1.25, 0.6, 1.8])[: (len(p.widths) - 1 if p.widths is not None else p.N)]
+    N = len(instance(p)[1])
+    rates = np.resize(np.array([1.0, 2.0, 0.5, 1.5, 0.75, 1.25, 0.6, 1.8]), N)
 
     def weighted(Ws, WsT, args):
         N = len(Ws)
