@@ -127,6 +127,8 @@ class CheckItem(pytest.Item):
                      f"  message   = {rec['message']}"]
             if rec["counterexample"]:
                 lines.append(f"  counterexample = {json.dumps(rec['counterexample'])[:1500]}")
+            if rec["check"] in ("numeric", "property", "falsifier"):
+                lines.append(f"  replay: {replay_command(rec)}")
             tb = rec["values"].get("traceback") if isinstance(rec["values"], dict) else None
             if tb:
                 lines.append("  traceback:\n" + tb)
