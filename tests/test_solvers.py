@@ -213,3 +213,21 @@ def test_euler_maruyama_numba_agrees_in_distribution():
     x = sde.euler_maruyama_numba(_ou_step, np.full((4000, 1), 2.0), 1e-2, 100, seed=3)
     se = np.sqrt(0.5 / 4000)
     assert abs(x.mean() - 2 * np.exp(-1.0)) < 4 * se + 4e-2
+
+
+def test_claim_batched_path_runs_unchanged_on_array_api_strict():
+    """The stacked-array path of a claim (the one CuPy runs) is pure array API: same verdict and
+    numbers under array-api-strict as under NumPy."""
+    pytest.importorskip("array_api_strict")
+    from theorems.core import get_claim
+    from theorems.menon.metric import transpose_batched
+    claim = get_claim("menon.a_operator_transpose")
+    out = {}
+    for backend in ("numpy", "array_api_strict"):
+        p = claim.resolve({"batch": 64, "N": 3})
+        p.backend = backend
+        out[backend] = transpose_batched(p)
+        assert out[backend].decide() == "certified", out[backend].message
+    a, b = out["numpy"].values, out["array_api_strict"].values
+    assert a["instances"] == b["instances"] == 64
+    assert abs(a["worst_transpose_rule_relative"] - b["worst_transpose_rule_relative"]) < 1e-15

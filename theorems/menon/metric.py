@@ -526,6 +526,8 @@ transpose = Claim(
         Param.int("zeros", 0, 0, 7, "zero singular values forced on the seeded W (drops invertibility)"),
         Param.matrix("W", None, "a square matrix of your own"),
         Param.matrix("Z", None, "the tangent vector Z (same shape as W)"),
+        Param.int("batch", 1, 1, 100_000, "number of seeded instances checked at once as stacked arrays "
+                  "(array API: NumPy, or CuPy with --backend cupy)"),
     ],
     validate=_validate_WZ,
     notes="The printed identity holds when W is symmetric (or d = 1) and fails otherwise; (4.17) itself is "
@@ -552,9 +554,57 @@ def _transpose_parts(p, printed=False):
     return (parts, W, Z, Z2, rel, vals), None
 
 
-@transpose.numeric
+def transpose_batched(p):
+    """The corrected rule on ``batch`` seeded instances at once, as stacked arrays through the array API
+    (``solvers.dln.a_operator`` broadcasts over the leading axis; NumPy, CuPy and array-api-strict alike):
+    transpose rule, Frobenius self-adjointness <A(Z1), Z2> = <Z1, A(Z2)> and <Z, A(Z)> > 0.
+    Error model per instance: the same relative rounding SAFETY * N * d * eps * kappa(WW^T) as the single
+    check; instances with kappa > KAPPA_MAX are left out and counted (not decided in floating point)."""
+    from solvers.xp import asnumpy, backend_namespace
+    xp = backend_namespace(p.backend)
+    rng = rng_for(p.seed)
+    if p.W is not None:
+        W = np.array(p.W, float)[None]
+    else:
+        W = rng.standard_normal((p.batch, p.d, p.d))
+    B, d, N = W.shape[0], W.shape[1], p.N
+    Z1 = np.array(p.Z, float)[None] if p.Z is not None else rng.standard_normal((B, d, d))
+    Z2 = rng.standard_normal((B, d, d))
+    s = np.linalg.svd(W, compute_uv=False)
+    kappa = np.where(s[:, -1] > 0, (s[:, 0] / np.where(s[:, -1] > 0, s[:, -1], 1.0)) ** 2, np.inf)
+    keep = kappa <= KAPPA_MAX
+    if not np.any(keep):
+        return inconclusive("every instance has kappa(WW^T) above KAPPA_MAX", kappa_min=float(kappa.min()))
+    W, Z1, Z2, kappa = W[keep], Z1[keep], Z2[keep], kappa[keep]
+    rel = SAFETY * N * d * EPS * kappa
+    Wx, Z1x, Z2x = xp.asarray(W), xp.asarray(Z1), xp.asarray(Z2)
+    T = xp.matrix_transpose
+    A1, A2 = dln.a_operator(Wx, Z1x, N), dln.a_operator(Wx, Z2x, N)
+    rule = dln.a_operator(T(Wx), T(Z1x), N)
+
+    def fro(X):
+        return asnumpy(xp.sqrt(xp.sum(X * X, axis=(-2, -1))))
+
+    def inner(X, Y):
+        return asnumpy(xp.sum(X * Y, axis=(-2, -1)))
+    nA1 = fro(A1)
+    r_rule = fro(T(A1) - rule) / nA1
+    scale = nA1 * fro(Z2x) + fro(Z1x) * fro(A2)
+    r_adj = np.abs(inner(A1, Z2x) - inner(Z1x, A2)) / scale
+    q = inner(Z1x, A1) / (fro(Z1x) * nA1)          # <Z, A(Z)> / (|Z| |A(Z)|) must exceed its rounding bound
+    parts = {"transpose_rule": (float(np.max(r_rule / rel)), 1.0),
+             "self_adjoint": (float(np.max(r_adj / rel)), 1.0),
+             "positive": (float(np.max(np.where(q > 0, rel / np.where(q > 0, q, 1.0), np.inf))), 1.0)}
+    return Outcome.from_parts(parts, f"corrected line 262 on {len(kappa)} stacked instances ({p.backend})", {
+        "instances": int(len(kappa)), "left_out_ill_conditioned": int(np.sum(~keep)),
+        "max_kappa": float(kappa.max()), "worst_transpose_rule_relative": float(r_rule.max())})
+
+
+@transpose.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Corrected transpose rule, self-adjointness, positive definiteness and (4.17) at W, Z."""
+    if p.batch > 1 or p.backend == "cupy":
+        return transpose_batched(p)
     got, bad = _transpose_parts(p)
     if bad is not None:
         return bad
