@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
-from array_api_compat import array_namespace, is_numpy_array, to_device  # noqa: F401
+from array_api_compat import array_namespace, is_numpy_array
 
 __all__ = ["namespace", "asnumpy", "cupy_available", "backend_namespace"]
 

@@ -341,7 +341,6 @@ def load_all() -> _Registry:
         import importlib
         import pkgutil
 
-        import theorems
         for doc in DOCUMENTS:
             try:
                 pkg = importlib.import_module(f"theorems.{doc}")

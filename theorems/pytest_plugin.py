@@ -11,7 +11,6 @@ The hooks are imported by the repository's root ``conftest.py``.
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 

@@ -6,6 +6,7 @@ from itertools import combinations
 import numpy as np
 
 from solvers import dln
+from theorems.core import ParamError
 
 EPS = float(np.finfo(float).eps)
 
@@ -51,3 +52,32 @@ def rel(a, b) -> float:
     """|a - b| / max(|b|, tiny) in the Frobenius / absolute norm."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-300))
+
+
+def widths_of(p) -> list[int]:
+    """Widths d_0..d_N of a claim with parameters ``d``, ``N`` and an optional ``widths`` override."""
+    if p.get("widths") is not None:
+        return [int(x) for x in p.widths]
+    return [p.d] * (p.N + 1)
+
+
+def validate_widths(p, min_N: int = 2) -> None:
+    """``widths`` (when given) are integers in [1, 8] listing d_0..d_N with min_N <= N <= 8."""
+    w = p.get("widths")
+    if w is None:
+        return
+    if np.any(w != np.round(w)) or np.any(w < 1) or np.any(w > 8):
+        raise ParamError("parameter widths must be integers in [1, 8]")
+    if not min_N + 1 <= len(w) <= 9:
+        raise ParamError(f"parameter widths must list d_0..d_N with {min_N} <= N <= 8")
+
+
+def draw_layers(p, rng: np.random.Generator, widths) -> list:
+    """Gaussian layers (G != 0), or a balanced point z(Lambda, Q) when ``p.init == 'balanced'``."""
+    if p.get("init", "random") == "balanced":
+        if len(set(widths)) != 1:
+            raise ParamError("init=balanced needs equal widths")
+        d, N = widths[0], len(widths) - 1
+        lam = rng.uniform(0.5, 1.3, d)
+        return dln.balanced_point(lam, [dln.random_orthogonal(d, rng) for _ in range(N + 1)])
+    return dln.random_layers(widths, rng)

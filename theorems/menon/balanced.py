@@ -14,7 +14,8 @@ from solvers import dln, rk
 from solvers.matfun import psd_power, psd_sqrt
 from solvers.sde import euler_maruyama
 from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.menon._common import EPS, alpha, balanced_instance, pairs, rng_for
+from theorems.menon._common import (EPS, alpha, balanced_instance, draw_layers, pairs, rng_for, validate_widths,
+                                    widths_of)
 
 ENERGIES = ("quadratic", "quartic", "completion")
 
@@ -33,30 +34,6 @@ def _energy_prime(name: str, rng: np.random.Generator, shape):
     return lambda W: M * (M * (W - Y))
 
 
-def _widths(p):
-    if p.get("widths") is not None:
-        return [int(x) for x in p.widths]
-    return [p.d] * (p.N + 1)
-
-
-def _validate_widths(p):
-    if p.get("widths") is not None:
-        w = p.widths
-        if np.any(w != np.round(w)) or np.any(w < 1) or np.any(w > 8):
-            raise ParamError("parameter widths must be integers in [1, 8]")
-        if len(w) < 3 or len(w) > 9:
-            raise ParamError("parameter widths must list d_0..d_N with 2 <= N <= 8")
-
-
-def _layers(p, rng, widths):
-    """Random Gaussian layers (G != 0), or a balanced point z(Lambda, Q) (init='balanced')."""
-    if p.get("init", "random") == "balanced":
-        if len(set(widths)) != 1:
-            raise ParamError("init=balanced needs equal widths")
-        d, N = widths[0], len(widths) - 1
-        lam = rng.uniform(0.5, 1.3, d)
-        return dln.balanced_point(lam, [dln.random_orthogonal(d, rng) for _ in range(N + 1)])
-    return dln.random_layers(widths, rng)
 
 
 def _fro(a) -> float:
@@ -101,7 +78,7 @@ sign = Claim(
         Param.float("h", 0.01, 0.0, 0.1, "step of the implicit midpoint rule", low_open=True),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
     ],
-    validate=_validate_widths,
+    validate=validate_widths,
     notes="With G from (4.8) as printed, (4.2) reads W_{p+1}^TW_{p+1} = W_pW_p^T - G_p = 2W_pW_p^T - "
           "W_{p+1}^TW_{p+1}, which the initial point satisfies only if C_p(0) = 0: the two displays use "
           "opposite signs.  The index range '1 <= p <= n' of (4.8) must be 1 <= p <= N-1 (p = N would need "
@@ -120,7 +97,7 @@ def _membership(Ws, G):
 
 def _sign_instance(p):
     rng = rng_for(p.seed)
-    widths = _widths(p)
+    widths = widths_of(p)
     Ws = dln.random_layers(widths, rng)
     Y = rng.standard_normal((widths[-1], widths[0]))
     return widths, Ws, Y
@@ -500,7 +477,7 @@ e2e = Claim(
         Param.choice("init", "random", ["random", "balanced"], "random layers (G != 0) or a balanced point"),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
     ],
-    validate=_validate_widths,
+    validate=validate_widths,
     notes="Lines 224-230 (statement) and 546-558 (proof).  Numeric: dW/dt = Dphi[-grad L] is computed by "
           "the complex-step derivative Im phi(W + i h V)/h with h = 1e-30 (no subtractive cancellation, "
           "truncation h^2 |phi'''| ~ 1e-60), independently of the formula, and compared with (4.9) at a "
@@ -511,8 +488,8 @@ e2e = Claim(
 
 def _e2e_instance(p):
     rng = rng_for(p.seed)
-    widths = _widths(p)
-    Ws = _layers(p, rng, widths)
+    widths = widths_of(p)
+    Ws = draw_layers(p, rng, widths)
     Ep = _energy_prime(p.energy, rng, (widths[-1], widths[0]))(dln.prod(Ws))
     return widths, Ws, Ep
 
@@ -630,7 +607,7 @@ gd = Claim(
         Param.choice("init", "random", ["random", "balanced"], "random layers or a balanced point"),
         Param.vector("widths", None, "rectangular widths d_0..d_N; overrides d and N"),
     ],
-    validate=_validate_widths,
+    validate=validate_widths,
     notes="Derived (not in the paper): Theorem 1(a) is exact for the flow only.  The O(eta) term of "
           "C_p^+ - C_p cancels by (7.9); the eta^2 term is exact, with no remainder (a polynomial identity). "
           "Consequences: per-step drift O(eta^2), drift O(eta) at a fixed horizon (reproduced), and exact "
@@ -643,8 +620,8 @@ gd = Claim(
 
 def _gd_instance(p):
     rng = rng_for(p.seed)
-    widths = _widths(p)
-    Ws = _layers(p, rng, widths)
+    widths = widths_of(p)
+    Ws = draw_layers(p, rng, widths)
     Eprime = _energy_prime(p.energy, rng, (widths[-1], widths[0]))
     return widths, Ws, Eprime
 
@@ -820,7 +797,7 @@ def _():
 # ===========================================================================
 # 6. B-SDE: ambient isotropic Ito noise
 def _validate_sde(p):
-    _validate_widths(p)
+    validate_widths(p)
     n = int(round(p.T / p.dt))
     if n < 1 or n > 20_000:
         raise ParamError(f"T/dt = {p.T / p.dt:g} steps: must lie in [1, 20000]")
@@ -943,7 +920,7 @@ def _mean_test(dC, acc, widths, sigma, T_eff, assume_zero=False):
 @sde.numeric
 def _(p):
     """Monte-Carlo mean of C_p(T) - C_p(0) (EM, GD term removed) against sigma^2 (d_{p+1}-d_{p-1}) T I."""
-    widths = _widths(p)
+    widths = widths_of(p)
     dC, acc, n, dt, _ = _simulate(p, widths, p.sigma)
     worst, tol, vals = _mean_test(dC, acc, widths, p.sigma, n * dt)
     rms = max(float(np.sqrt(np.mean(np.sum(x * x, axis=(1, 2))))) for x in dC)
@@ -1002,7 +979,7 @@ def _():
 @sde.falsifier("pathwise_conservation", search=("seed",))
 def _(p):
     """'Isotropic noise keeps C_p fixed': pathwise, C_p(T) - C_p(0) (GD term removed) is far from 0."""
-    widths = _widths(p)
+    widths = widths_of(p)
     dC, acc, n, dt, scale = _simulate(p, widths, p.sigma)
     rms = max(float(np.sqrt(np.mean(np.sum((x - a) ** 2, axis=(1, 2))))) for x, a in zip(dC, acc))
     # under the claim every path would conserve C_p up to rounding: n steps * 8 max(d) eps * |W|^2
@@ -1014,7 +991,7 @@ def _(p):
 @sde.falsifier("rectangular_no_drift", search=("seed",), fixed={"widths": [2, 3, 5], "sigma": 1.0})
 def _(p):
     """'E C_p is conserved' with rectangular widths (2,3,5): the mean drifts by sigma^2 (d_2 - d_0) T I."""
-    widths = _widths(p)
+    widths = widths_of(p)
     dC, acc, n, dt, _ = _simulate(p, widths, p.sigma)
     worst, tol, vals = _mean_test(dC, acc, widths, p.sigma, n * dt, assume_zero=True)
     return Outcome(residual=worst, tolerance=tol, values={"per_layer": vals},

@@ -12,6 +12,7 @@ import sympy as sp
 
 from solvers import dln, rk
 from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.menon._common import draw_layers, validate_widths, widths_of
 
 EPS = np.finfo(float).eps
 ENERGIES = {"quadratic": (0.0, False), "quartic": (0.5, False), "completion": (0.0, True)}
@@ -29,14 +30,9 @@ def _validate(p):
         if p.Y is not None and p.Y.shape != (Ws[0].shape[0], Ws[-1].shape[1]):
             raise ParamError(f"parameter Y has shape {p.Y.shape}; the end-to-end matrix has shape "
                              f"{(Ws[0].shape[0], Ws[-1].shape[1])}")
-    if p.widths is not None:
-        w = p.widths
-        if np.any(w != np.round(w)) or np.any(w < 1) or np.any(w > 8):
-            raise ParamError("parameter widths must be integers in [1, 8]")
-        if len(w) < 3 or len(w) > 9:
-            raise ParamError("parameter widths must list d_0..d_N with 2 <= N <= 8")
+    validate_widths(p)
     if p.Y is not None and p.layers is None:
-        w = [int(x) for x in p.widths] if p.widths is not None else [p.d] * (p.N + 1)
+        w = widths_of(p)
         if p.Y.shape != (w[-1], w[0]):
             raise ParamError(f"parameter Y has shape {p.Y.shape}; the end-to-end matrix has shape {(w[-1], w[0])}")
 
@@ -78,18 +74,12 @@ claim = Claim(
 def instance(p, mode=0, coef=(0.0,)):
     """Initial layers, widths and rhs arguments for the parameters ``p``."""
     rng = np.random.default_rng(p.seed)
-    widths = [int(x) for x in p.widths] if p.widths is not None else [p.d] * (p.N + 1)
+    widths = widths_of(p)
     if p.layers is not None:
         Ws = [np.array(w, dtype=float) for w in p.layers]
         widths = [Ws[-1].shape[1]] + [w.shape[0] for w in Ws[::-1]]
-    elif p.init == "balanced":
-        if len(set(widths)) != 1:
-            raise ParamError("init=balanced needs equal widths")
-        d, N = widths[0], len(widths) - 1
-        lam = rng.uniform(0.5, 1.3, d)
-        Ws = dln.balanced_point(lam, [dln.random_orthogonal(d, rng) for _ in range(N + 1)])
     else:
-        Ws = dln.random_layers(widths, rng)
+        Ws = draw_layers(p, rng, widths)
     Y = rng.standard_normal((widths[-1], widths[0]))
     if p.Y is not None:
         Y = np.array(p.Y, dtype=float)

@@ -23,7 +23,7 @@ import sympy as sp
 
 from solvers import rk
 from solvers.sde import euler_maruyama
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.core import Claim, Outcome, Param, inconclusive
 
 EPS = float(np.finfo(float).eps)
 K_SE = 5.0     # standard errors allowed for a Monte-Carlo mean (two-sided tail 6e-7)

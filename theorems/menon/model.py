@@ -30,7 +30,7 @@ from scipy.linalg import expm
 
 from solvers import dln
 from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.menon._common import EPS, alpha, balanced_instance, pairs
+from theorems.menon._common import EPS, alpha, balanced_instance, pairs, validate_widths
 
 U = EPS / 2  # unit roundoff
 
@@ -77,15 +77,6 @@ def _null_basis(M, rank):
 def _chain_k(widths) -> int:
     """Number of terms in the longest dot-product chain of φ: sum of inner widths, plus one."""
     return int(sum(widths[1:-1]) + max(widths) + 1)
-
-
-def _validate_widths(p):
-    w = getattr(p, "widths", None) if "widths" in p else None
-    if w is not None:
-        if np.any(w != np.round(w)) or np.any(w < 1) or np.any(w > 8):
-            raise ParamError("parameter widths must be integers in [1, 8]")
-        if len(w) < 2 or len(w) > 9:
-            raise ParamError("parameter widths must list d_0..d_N with 1 <= N <= 8")
 
 
 def _widths(p, max_rect=5):
@@ -276,7 +267,7 @@ gradient = Claim(
         Param.bool("rectangular", False, "draw rectangular widths d_p in [1, 5] from the seed (footnote 1, line 146)"),
         Param.vector("widths", None, "explicit widths d_0..d_N (footnote 1); overrides d, N and rectangular"),
     ],
-    validate=_validate_widths,
+    validate=lambda p: validate_widths(p, min_N=1),
     notes="Second location: lines 504-524 (Sec. 7.1.1, (7.1)-(7.5)). Numeric check: central finite differences "
           "of L = E∘φ in every coordinate. φ is linear in each single coordinate, so L(t) along a coordinate is "
           "a polynomial of degree 2 (quadratic, completion) or 4 (quartic) and the central difference error is "
@@ -656,10 +647,10 @@ def _m4_outcome(p, full=False):
     values = {"|S|": nS, "minimiser_set_dim": n - nS, "hessian_rank": int(np.sum(w > 0.5)),
               "hessian_vs_projector": res_H, "E_on_S_max": res_S, "E_at_unit_step_min": res_deg,
               "E_at_base": base, "lambda_min": float(w[0])}
-    res = max(res_H / tol_H, res_S, res_deg / tol_deg)
-    return Outcome(residual=res, tolerance=1.0, values=values,
-                   message="max(|Hess E - P_S|/tol_H, E on S (exactly 0), min_v E(W*+v)/tol) "
-                           "- ratios to the rounding model")
+    return Outcome.from_parts({"hessian_is_projector": (res_H, tol_H), "E_zero_on_S": (res_S, tol_S),
+                               "degenerate_direction": (res_deg, tol_deg)},
+                              "Hess E = P_S (rounding model), E = 0 on S (exact), E(W*+v) = 0 along the kernel",
+                              values)
 
 
 @completion.numeric
