@@ -4,6 +4,8 @@
     theorems check ID [--variant V] [--param NAME=JSON ...] [--params-file F]
                       [--backend numpy|numba|cupy|mpmath] [--json]
     theorems certify [--profile ci|dev|thorough] [--out DIR] [--document KEY] [--runslow]
+    theorems report --results FILE --format html|latex --out PATH
+    theorems explore ID
 
 Exit codes of ``check``: 0 certified, 1 refuted / inconclusive / error, 2 bad input
 (one line on stderr naming what is wrong).
@@ -58,6 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
     ce.add_argument("--runslow", action="store_true", help="include checks marked slow")
     ce.add_argument("--select", default=None, metavar="EXPR",
                     help="only checks matching this pytest -k expression (e.g. balanced_invariance)")
+
+    rp = sub.add_parser("report", help="render a report (HTML or LaTeX) from a saved results.json")
+    rp.add_argument("--results", required=True, metavar="FILE", help="results.json written by certify")
+    rp.add_argument("--format", default="html", help="html or latex")
+    rp.add_argument("--out", required=True, metavar="PATH", help="the report file to write")
+
+    ex = sub.add_parser("explore", help="explore one claim interactively (terminal)")
+    ex.add_argument("id", help="claim id, e.g. menon.balanced_invariance")
     return p
 
 
@@ -70,6 +80,12 @@ def main(argv=None) -> int:
             return cmd_check(args)
         if args.cmd == "certify":
             return cmd_certify(args)
+        if args.cmd == "report":
+            from reports.cli import cmd_report
+            return cmd_report(args)
+        if args.cmd == "explore":
+            from .explore import cmd_explore
+            return cmd_explore(args)
     except BrokenPipeError:  # `theorems list | head`
         return 0
     return 2  # pragma: no cover

@@ -1,0 +1,2 @@
+"""van Rossem & Saxe, effective theory of the two-point interaction
+(seed 001_6205c7e10fbf4cce.txt; catalogue ``research/vanrossem_saxe.md``)."""
