@@ -1,0 +1,405 @@
+"""The cost of identity as a measure of dimension (§2.2-2.3): the K-norm, the neuron
+decomposition (E14), COI = rank for non-negative representations (E4, E20), Prop 1 and its
+implicit image hypothesis (E21), the stable-rank chain, and the choice of gamma_p (E2).
+
+The COI is computed once, in ``solvers.leaky.coi`` (``+inf`` when the image condition
+``Im A^T ⊆ Im sigma(A)^T`` fails, decided with the threshold stated there).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from solvers import leaky
+from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+
+EPS = np.finfo(float).eps
+
+
+def _shape_params(w=6, N=5, k=3):
+    return [
+        Param.int("w", w, 1, 64, "number of neurons (rows of A)", search=(1, 8)),
+        Param.int("N", N, 1, 64, "number of data points (columns of A)", search=(1, 8)),
+        Param.int("k", k, 1, 64, "inner dimension (rank) of the non-negative factorisation", search=(1, 5)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random factors", search=(0, 10_000)),
+        Param.matrix("A", None, "your own representation A (w x N); overrides w, N, k and seed"),
+    ]
+
+
+def _nonneg(p):
+    """A = |G_1| |G_2| (non-negative, rank min(k, w, N) generically), or the user's A."""
+    if p.A is not None:
+        return np.array(p.A, dtype=float)
+    rng = np.random.default_rng(p.seed)
+    return np.abs(rng.standard_normal((p.w, p.k))) @ np.abs(rng.standard_normal((p.k, p.N)))
+
+
+def _rank(A):
+    """Numerical rank with the LAPACK threshold max(w, N) eps s_max (numpy.linalg.matrix_rank)."""
+    return int(np.linalg.matrix_rank(A))
+
+
+# ---------------------------------------------------------------------------
+rank = Claim(
+    id="jacot.coi_equals_rank",
+    document="jacot",
+    title="For a non-negative representation without bias, the cost of identity is its rank",
+    label="l.119 (C1), l.99 (L5)",
+    section="2.3",
+    equation="l.119",
+    lines=(117, 119),
+    statement=r"A\ge0:\quad\|A\|^2_{\tilde K}=\|\bar\sigma(A)^+\|_F^2=\|AA^+\|_F^2=\mathrm{Rank}\,A",
+    status="erratum",
+    corrected=r"A\ge0:\quad\|A\|^2_{\tilde K}=\|A\bar\sigma(A)^+\|_F^2=\|AA^+\|_F^2=\mathrm{Rank}\,A",
+    params=_shape_params(),
+    validate=lambda p: _check_nonneg(p),
+    notes="E4: the middle expression misses A (|sigmabar(A)^+|_F^2 = sum s_i^-2). E20: the COI is the "
+          "SQUARED Frobenius norm of the smallest W with W sigma(A) = A. With the bias (K instead of Kbar) "
+          "the equality fails when 1 is in Im A^T (A = c 1^T gives c^2/(1+c^2)).",
+    catalogue="jacot §2.3 C1, §2.2 L5; §4 E4, E20",
+)
+
+
+def _check_nonneg(p):
+    if p.A is not None and np.min(p.A) < 0:
+        raise ParamError("parameter A must be entrywise non-negative for this claim (A >= 0)")
+
+
+def _rank_outcome(p, printed=False):
+    A = _nonneg(p)
+    S = leaky.sigma(A, bias=False)
+    r = _rank(A)
+    if printed:
+        val = float(np.linalg.norm(np.linalg.pinv(S)) ** 2)
+    else:
+        val = leaky.coi(A, bias=False)
+    s = np.linalg.svd(A, compute_uv=False)
+    cond_r = float(s[0] / s[r - 1]) if r > 0 else 1.0
+    # Error model: a pseudo-inverse on the rank-r part loses cond_r digits; |A A^+|^2 = r up to
+    # ~ r * max(w, N) * eps * cond_r^2 (projector built from r singular vectors).
+    tol = 10 * r * max(A.shape) * EPS * cond_r**2
+    return Outcome(residual=abs(val - r), tolerance=tol, values={
+        "value": val, "rank": r, "cond_r": cond_r, "form": "|sigmabar(A)^+|^2" if printed else "|A sigmabar(A)^+|^2"},
+        message=f"{'printed' if printed else 'corrected'} middle expression = {val:.6g} vs rank {r}")
+
+
+@rank.numeric
+def _(p):
+    """|A sigmabar(A)^+|_F^2 (via solvers.leaky.coi) against the numerical rank."""
+    return _rank_outcome(p)
+
+
+rank.property(over=("w", "N", "k", "seed"), max_examples=25)
+
+
+@rank.falsifier("stated")
+def _(p):
+    """The printed middle expression |sigmabar(A)^+|_F^2 = sum s_i^{-2} (E4)."""
+    return _rank_outcome(p, printed=True)
+
+
+@rank.falsifier("with_bias", search=("seed",), fixed={"w": 1, "N": 3, "k": 1})
+def _(p):
+    """With the bias row (K instead of Kbar) and A = c 1^T: COI = c^2/(1 + c^2) < 1 = rank."""
+    c = 1.0 + (p.seed % 7)
+    A = c * np.ones((1, p.N))
+    val = leaky.coi(A, bias=True)
+    return Outcome(residual=abs(val - 1.0), tolerance=100 * EPS, values={"c": c, "coi_with_bias": val},
+                   message=f"A = {c} 1^T: COI with bias {val:.6g} vs rank 1")
+
+
+@rank.symbolic(timeout=30)
+def _():
+    """A = u v^T >= 0 (rank 1): A sigmabar(A)^+ = A A^+ is the projector onto span(u), norm^2 1."""
+    u = sp.Matrix(sp.symbols("u0:3", positive=True))
+    v = sp.Matrix(sp.symbols("v0:2", positive=True))
+    A = u * v.T
+    Ap = v * u.T / ((u.T * u)[0, 0] * (v.T * v)[0, 0])  # Moore-Penrose inverse of a rank-1 matrix
+    P = A * Ap
+    bad = sum(1 for e in (P * P - P) if sp.cancel(e) != 0) + int(sp.cancel(P.trace() - 1) != 0)
+    printed = sp.cancel((Ap.T * Ap).trace())  # |A^+|_F^2 = 1 / (|u|^2 |v|^2), not 1
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "printed_value": str(printed),
+                   "proved": "for A = u v^T >= 0: A A^+ is a projector of trace 1 = rank; |A^+|^2 = 1/(|u|^2|v|^2)"},
+                   message="entries where the rank-1 identity failed")
+
+
+# ---------------------------------------------------------------------------
+prop1 = Claim(
+    id="jacot.coi_lower_bound",
+    document="jacot",
+    title="The cost of identity (no bias) is at least the stable rank |A|_*^2/|A|_F^2",
+    label="Prop 1",
+    section="2.3",
+    equation="Prop 1",
+    lines=(121, 123),
+    statement=r"\|A\|_{\tilde K}^2\ \ge\ \frac{\|A\|_*^2}{\|A\|_F^2}",
+    status="holds",
+    params=[
+        Param.int("w", 3, 1, 64, "rows of A", search=(1, 5)),
+        Param.int("N", 4, 1, 64, "columns of A", search=(1, 6)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.float("shift", 0.5, -10.0, 10.0, "A = G + shift (more positive entries, more often a finite COI)",
+                    search=(-0.5, 2.0)),
+        Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift"),
+    ],
+    notes="E21: true only under the infinity convention (Im A^T ⊆ Im sigmabar(A)^T, else COI = +inf, and the "
+          "inequality holds trivially); with a plain pseudo-inverse A = (-0.329, -0.792)^T has 'COI' 0 < 1. "
+          "E3 (the proof's middle expression) is recorded in the catalogue; the statement is unaffected.",
+    catalogue="jacot §2.3 P1; §4 E3, E21",
+)
+
+
+def _A(p):
+    if p.A is not None:
+        return np.array(p.A, dtype=float)
+    rng = np.random.default_rng(p.seed)
+    return rng.standard_normal((p.w, p.N)) + p.shift
+
+
+def _prop1_outcome(A, coi_value, **extra):
+    s = np.linalg.svd(A, compute_uv=False)
+    if s[0] == 0:
+        return inconclusive("A = 0: the stable rank is undefined (0/0)")
+    srank = float(s.sum() ** 2 / (s * s).sum())
+    # Error model: the COI is a pseudo-inverse quadratic form (relative error ~ max(w,N) eps cond^2 on the
+    # kept spectrum); the stable rank is a ratio of sums of singular values (~ rank eps).
+    if np.isinf(coi_value):
+        return Outcome(residual=0.0, tolerance=0.0, values={"coi": "inf", "srank": srank, **extra},
+                       message="image condition fails: COI = +inf >= stable rank (infinity convention)")
+    S = leaky.sigma(A, bias=False)
+    sv = np.linalg.svd(S, compute_uv=False)
+    kept = sv[sv > max(S.shape) * EPS * sv[0]] if sv[0] > 0 else sv[:1]
+    cond = float(kept[0] / kept[-1]) if kept.size and kept[-1] > 0 else 1.0
+    tol = 10 * max(A.shape) * EPS * (cond**2) * max(coi_value, srank)
+    return Outcome(residual=max(0.0, srank - coi_value), tolerance=tol, values={
+        "coi": coi_value, "srank": srank, "gap": coi_value - srank, **extra},
+        message=f"COI {coi_value:.6g} vs stable rank {srank:.6g}")
+
+
+@prop1.numeric
+def _(p):
+    """COI (infinity convention, solvers.leaky.coi) minus the stable rank of A, never negative."""
+    A = _A(p)
+    return _prop1_outcome(A, leaky.coi(A, bias=False))
+
+
+prop1.property(over=("w", "N", "seed", "shift"), max_examples=40)
+
+
+@prop1.falsifier("plain_pinv", search=("seed", "shift"), fixed={"w": 1, "N": 2, "shift": -3.0})
+def _(p):
+    """E21: drop the infinity convention (plain pseudo-inverse): an all-negative A gives 0 < stable rank."""
+    A = _A(p)
+    S = leaky.sigma(A, bias=False)
+    val = float(np.linalg.norm(A @ np.linalg.pinv(S)) ** 2)
+    out = _prop1_outcome(A, val)
+    out.values["form"] = "|A pinv(sigmabar(A))|^2 without the image condition"
+    return out
+
+
+@prop1.falsifier("with_bias", search=("seed",), fixed={"w": 1, "N": 3, "shift": 1.0})
+def _(p):
+    """The bound with the bias (K instead of Kbar): A = c 1^T has COI c^2/(1+c^2) < 1."""
+    c = 1.0 + (p.seed % 5)
+    A = c * np.ones((p.w, p.N))
+    return _prop1_outcome(A, leaky.coi(A, bias=True), c=c)
+
+
+@prop1.symbolic(timeout=30)
+def _():
+    """Cauchy-Schwarz core: min over t > 0 with sum t = T of sum s_i^2/t_i is (sum s_i)^2 / T, at t ∝ s."""
+    s = sp.symbols("s0:3", positive=True)
+    T = sp.Symbol("T", positive=True)
+    t = [T * si / sum(s) for si in s]
+    value = sum(si**2 / ti for si, ti in zip(s, t))
+    bad = int(sp.cancel(value - sum(s) ** 2 / T) != 0)
+    # stationarity of the Lagrangian sum s_i^2/t_i + mu (sum t_i - T): -s_i^2/t_i^2 + mu = 0, same mu for all i
+    mus = [sp.cancel(si**2 / ti**2) for si, ti in zip(s, t)]
+    bad += sum(int(sp.cancel(m - mus[0]) != 0) for m in mus)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "proved":
+                   "the proof's optimisation over Gram matrices of trace <= |A|_F^2 reduces to this scalar bound"},
+                   message="failed identities")
+
+
+# ---------------------------------------------------------------------------
+chain = Claim(
+    id="jacot.stable_rank_chain",
+    document="jacot",
+    title="|A|_F^2/|A|_op^2 <= |A|_*^2/|A|_F^2 <= Rank A",
+    label="l.125 (P1b)",
+    section="2.3",
+    equation="l.125",
+    lines=(125, 125),
+    statement=r"\frac{\|A\|_F^2}{\|A\|_{op}^2}\le\frac{\|A\|_*^2}{\|A\|_F^2}\le\mathrm{Rank}\,A",
+    status="holds",
+    params=[
+        Param.int("w", 4, 1, 64, "rows", search=(1, 8)),
+        Param.int("N", 5, 1, 64, "columns", search=(1, 8)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.float("decay", 1.0, 0.0, 1.0, "singular values decay^i (1: all equal, equality on the right)",
+                    search=(0.01, 1.0)),
+    ],
+    notes="Equality on the right iff the nonzero singular values are equal (decay = 1).",
+    catalogue="jacot §2.3 P1b",
+)
+
+
+def _chain_values(p):
+    rng = np.random.default_rng(p.seed)
+    r = min(p.w, p.N)
+    U, _ = np.linalg.qr(rng.standard_normal((p.w, r)))
+    V, _ = np.linalg.qr(rng.standard_normal((p.N, r)))
+    s = p.decay ** np.arange(r)
+    A = (U * s) @ V.T
+    sv = np.linalg.svd(A, compute_uv=False)
+    rk = _rank(A)
+    fro2 = float((sv * sv).sum())
+    return fro2 / sv[0] ** 2, float(sv.sum() ** 2) / fro2, rk, sv
+
+
+@chain.numeric
+def _(p):
+    """Both inequalities on a matrix with prescribed singular values."""
+    left, mid, rk, sv = _chain_values(p)
+    # Error model: ratios of sums of r singular values, each with absolute error ~ r eps s_max.
+    tol = 20 * len(sv) * EPS * rk
+    return Outcome.from_parts({"left <= middle": (max(0.0, left - mid), tol),
+                               "middle <= rank": (max(0.0, mid - rk), tol)},
+                              message="stable-rank chain", values={"left": left, "middle": mid, "rank": rk})
+
+
+chain.property(over=("w", "N", "seed", "decay"), max_examples=30)
+
+
+@chain.falsifier("srank_equals_rank", fixed={"decay": 0.1})
+def _(p):
+    """Claim equality on the right for unequal singular values: s = (1, 0.1, ...) gives middle < rank."""
+    left, mid, rk, sv = _chain_values(p)
+    return Outcome(residual=abs(rk - mid), tolerance=20 * len(sv) * EPS * rk,
+                   values={"middle": mid, "rank": rk}, message=f"stable rank {mid:.6g} vs rank {rk}")
+
+
+@chain.symbolic(timeout=30)
+def _():
+    """For s = (s_0 >= s_1 >= s_2 > 0): rank - middle and middle - left are sums of squares / positive terms."""
+    a, b, c = sp.symbols("a b c", positive=True)
+    s = [a, b, c]
+    fro2 = sum(x**2 for x in s)
+    right_gap = sp.factor(sp.together(3 - sum(s) ** 2 / fro2))
+    # 3 fro2 - (sum s)^2 = ((a-b)^2 + (b-c)^2 + (a-c)^2)
+    bad = int(sp.expand(3 * fro2 - sum(s) ** 2 - ((a - b) ** 2 + (b - c) ** 2 + (a - c) ** 2)) != 0)
+    # with s_0 = max: (sum s)^2 s_0^2 - fro2^2 >= 0 since sum s * s_0 >= fro2 termwise (s_0 >= s_i)
+    bad += int(sp.expand((a + b + c) * a - fro2 - (b * (a - b) + c * (a - c))) != 0)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "right_gap": str(right_gap),
+                   "proved": "rank - srank = sum of squared differences / fro2 >= 0; s_max sum s - fro2 = "
+                             "sum s_i (s_max - s_i) >= 0 (three singular values)"},
+                   message="identities that failed")
+
+
+# ---------------------------------------------------------------------------
+neurons = Claim(
+    id="jacot.neuron_decomposition_gram",
+    document="jacot",
+    title="The Gram matrix as a sum over neurons (the bias term is missing in print)",
+    label="l.93 (L3)",
+    section="2.2",
+    equation="l.93",
+    lines=(89, 93),
+    statement=r"K_p=\sum_{i=1}^w\sigma((A_p)_i)\sigma((A_p)_i)^T",
+    status="erratum",
+    corrected=r"K_p=\sum_{i=1}^w\bar\sigma(A_{p,i})\bar\sigma(A_{p,i})^T+\mathbf 1_N\mathbf 1_N^T",
+    params=[Param.int("w", 5, 1, 64, "neurons", search=(1, 8)), Param.int("N", 4, 1, 64, "data points", search=(1, 8)),
+            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+    notes="E14. The loss splits over neurons (rows) because the Frobenius norm is additive over rows; the "
+          "interaction between neurons goes through K_p.",
+    catalogue="jacot §2.2 L3; §4 E14",
+)
+
+
+def _neurons_outcome(p, with_ones=True):
+    A = np.random.default_rng(p.seed).standard_normal((p.w, p.N))
+    K = leaky.gram(A)
+    R = np.maximum(A, 0)
+    S = sum(np.outer(R[i], R[i]) for i in range(p.w)) + (np.ones((p.N, p.N)) if with_ones else 0.0)
+    tol = 4 * p.w * EPS * float(np.max(np.abs(K)))  # summation rounding, w terms
+    return Outcome(residual=float(np.max(np.abs(K - S))), tolerance=tol,
+                   values={"max_entry_K": float(np.max(np.abs(K)))}, message="max |K - sum over neurons|")
+
+
+@neurons.numeric
+def _(p):
+    """K = sigma(A)^T sigma(A) against the corrected sum over neurons."""
+    return _neurons_outcome(p)
+
+
+neurons.property(over=("w", "N", "seed"), max_examples=20)
+
+
+@neurons.falsifier("stated")
+def _(p):
+    """The printed sum (no 1 1^T): differs from K by exactly 1 in every entry."""
+    return _neurons_outcome(p, with_ones=False)
+
+
+@neurons.symbolic(timeout=30)
+def _():
+    """sigma(A)^T sigma(A) = relu(A)^T relu(A) + 1 1^T, symbolically for w = 2, N = 2 (relu entries as symbols)."""
+    r = sp.Matrix(2, 2, sp.symbols("r0:4", nonnegative=True))
+    S = r.col_join(sp.ones(1, 2))
+    D = S.T * S - (sum((r[i, :].T * r[i, :] for i in range(2)), sp.zeros(2, 2)) + sp.ones(2, 2))
+    bad = sum(1 for e in D if sp.expand(e) != 0)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand"}, message="entries that differ")
+
+
+# ---------------------------------------------------------------------------
+gamma = Claim(
+    id="jacot.gamma_p_scaling",
+    document="jacot",
+    title="The suggested gamma_p: |sigma(A_p)|_op^2 = |K_p|_op, not |K_p|_op^2",
+    label="l.200 (T4e)",
+    section="3.1",
+    equation="l.200",
+    lines=(200, 200),
+    statement=r"\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2=\gamma_0\|K_p\|_{op}^2",
+    status="erratum",
+    corrected=r"\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2=\gamma_0\|K_p\|_{op}",
+    params=[Param.int("w", 6, 1, 64, "neurons", search=(1, 8)), Param.int("N", 5, 1, 64, "data points", search=(1, 8)),
+            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+    notes="E2 (wrong exponent). The paper's experiments may use either form; a reproduction must say which.",
+    catalogue="jacot §2.5 T4e; §4 E2",
+)
+
+
+def _gamma_outcome(p, power):
+    A = np.random.default_rng(p.seed).standard_normal((p.w, p.N))
+    s2 = float(np.linalg.norm(leaky.sigma(A), 2) ** 2)
+    k = float(np.linalg.norm(leaky.gram(A), 2)) ** power
+    tol = 10 * max(p.w + 1, p.N) * EPS * max(s2, k)
+    return Outcome(residual=abs(s2 - k), tolerance=tol, values={"sigma_op2": s2, f"K_op^{power}": k},
+                   message=f"|sigma(A)|_op^2 = {s2:.10g} vs |K|_op^{power} = {k:.10g}")
+
+
+@gamma.numeric
+def _(p):
+    """Operator norms: |sigma(A)|_op^2 against |K|_op."""
+    return _gamma_outcome(p, 1)
+
+
+gamma.property(over=("w", "N", "seed"), max_examples=20)
+
+
+@gamma.falsifier("stated")
+def _(p):
+    """The printed second form |K|_op^2."""
+    return _gamma_outcome(p, 2)
+
+
+@gamma.symbolic(timeout=30)
+def _():
+    """|S|_op^2 = lambda_max(S^T S) = |S^T S|_op: the eigenvalues of S^T S are the squared singular values."""
+    a, b = sp.symbols("a b", positive=True)
+    S = sp.Matrix([[a, 0], [0, b], [0, 0]])
+    K = S.T * S
+    bad = int(set(K.eigenvals()) != {a**2, b**2})
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.eigenvals (SVD-diagonal S)"},
+                   message="eigenvalues of S^T S are not the squared singular values")
