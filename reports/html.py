@@ -1,0 +1,417 @@
+"""The HTML verification report: one self-contained file, readable offline.
+
+``render_html(results)`` turns a parsed ``results.json`` (``{"meta", "summary", "claims",
+"records"}``, written by ``theorems certify``) into a page; ``write_html(results, path)`` writes it.
+Formulas are MathML (converted here, drawn by the browser, no script or font is fetched), plots
+are inline SVG, the style sheet and the small filter script are inline.  Every string taken from
+the results is escaped (Jinja2 autoescape); only the MathML and SVG produced here are inserted
+as markup.
+
+Reads plain dicts only; imports nothing from ``theorems``.
+"""
+from __future__ import annotations
+
+import base64
+import html as _html
+import json
+import math
+import shlex
+from pathlib import Path
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+from . import mathml, plots
+from .summary import COLUMNS, summarise
+
+__all__ = ["render_html", "write_html", "build_context", "replay_command", "pretty_json",
+           "claim_outcome", "DOCUMENT_TITLES"]
+
+TEMPLATE = "report.html.j2"
+TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+
+#: the documents in the order of DESIGN.md, with the titles of the README
+DOCUMENT_TITLES = {
+    "jacot": "Jacot & Kaiser, leaky ResNets (Hamiltonian of representation paths)",
+    "vanrossem": "van Rossem & Saxe, effective theory of the two-point interaction",
+    "menon": "Menon, the geometry of the deep linear network",
+    "chen": "Chen, effective gradient flow of cumulative weights and biases",
+    "sander": "Sander (thesis), ResNets vs neural ODEs, Momentum ResNets, Sinkformers",
+}
+COLUMN_TITLES = {"claims": "claims", "certified": "certified", "refuted": "refuted",
+                 "failed": "failed", "inconclusive": "inconclusive", "unchecked": "unchecked",
+                 "errata": "errata encoded", "falsifiers_caught": "falsifiers caught"}
+COLUMN_HELP = {
+    "claims": "claims of the document in this run",
+    "certified": "claims whose every check came out as expected",
+    "refuted": "claims with a check of a statement that should hold come out refuted",
+    "failed": "claims with a check that broke, or a falsifier that found no counterexample",
+    "inconclusive": "claims with a check whose hypothesis failed on the instance",
+    "unchecked": "claims without a record in this run (e.g. only slow checks, skipped)",
+    "errata": "claims whose printed statement is wrong (erratum) or incomplete (gap): "
+              "the printed form is a falsifier, the corrected form is certified",
+    "falsifiers_caught": "falsifier checks that found their counterexample (refuted, as they must)",
+}
+KIND_ORDER = ("symbolic", "numeric", "property", "falsifier", "reproduction")
+MAX_JSON = 6000          # characters of a values / params dump shown before it is cut
+MAX_INLINE_REPLAY = 220  # longer `theorems check --param ...` lines use --params-file
+
+
+# ---------------------------------------------------------------------------
+# small formatting helpers
+def fmt_num(v) -> str:
+    """A residual / tolerance / value as short text (3 significant digits)."""
+    if v is None:
+        return "\u2014"
+    if isinstance(v, bool):
+        return str(v).lower()
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "NaN"
+        if math.isinf(v):
+            return "\u221e" if v > 0 else "\u2212\u221e"
+        if v == 0:
+            return "0"
+        a = abs(v)
+        return f"{v:.3g}" if 1e-3 <= a < 1e5 else f"{v:.2e}"
+    if isinstance(v, str):
+        low = v.strip().lower()
+        if low in ("inf", "+inf"):
+            return "\u221e"
+        if low == "-inf":
+            return "\u2212\u221e"
+        if low == "nan":
+            return "NaN"
+        return v
+    return str(v)
+
+
+def _float(v):
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str) and v.strip().lower() in ("inf", "+inf", "-inf", "nan"):
+        return float(v.strip().lower())
+    return None
+
+
+def ratio(res, tol):
+    """residual / tolerance, or None when it has no meaning (0/0 of an exact symbolic check)."""
+    r, t = _float(res), _float(tol)
+    if r is None or t is None or math.isnan(r) or math.isnan(t):
+        return None
+    if t == 0:
+        return None if r == 0 else math.inf
+    return r / t
+
+
+def gauge(q) -> dict | None:
+    """Position (0..100 %) of log10(residual/tolerance) on a -16..+8 scale, the tolerance at 2/3."""
+    if q is None:
+        return None
+    lo, hi = -16.0, 8.0
+    if q <= 0:
+        x = lo
+    elif math.isinf(q):
+        x = hi
+    else:
+        x = min(max(math.log10(q), lo), hi)
+    return {"pos": round(100 * (x - lo) / (hi - lo), 1), "one": round(100 * (0 - lo) / (hi - lo), 1),
+            "over": q > 1}
+
+
+def pretty_json(obj, width: int = 96, indent: int = 0) -> str:
+    """JSON laid out for reading: short things on one line, matrices one row a line."""
+    flat = json.dumps(obj, separators=(", ", ": "), ensure_ascii=False)
+    pad = " " * indent
+    if len(flat) + indent <= width or not isinstance(obj, (dict, list)) or not obj:
+        return flat
+    inner = " " * (indent + 1)
+    if isinstance(obj, dict):
+        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: "
+                 + pretty_json(v, width, indent + 2 + len(json.dumps(str(k), ensure_ascii=False))).lstrip()
+                 for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if all(not isinstance(x, (dict, list)) for x in obj):   # a vector: fill lines
+        lines, cur = [], ""
+        for s in (json.dumps(x, ensure_ascii=False) for x in obj):
+            if cur and len(cur) + len(s) + 2 + indent + 1 > width:
+                lines.append(cur + ",")
+                cur = s
+            else:
+                cur = f"{cur}, {s}" if cur else s
+        lines.append(cur)
+        return "[" + ("\n" + inner).join(lines) + "]"
+    rows = [pretty_json(x, width, indent + 1) for x in obj]
+    return "[" + (",\n" + inner).join(rows) + "]"
+
+
+def _cut(s: str, n: int = MAX_JSON) -> str:
+    return s if len(s) <= n else s[:n] + f"\n\u2026 ({len(s) - n} more characters in results.json)"
+
+
+def _expected(check: dict) -> str:
+    return check.get("expect") or ("refuted" if check.get("kind") == "falsifier" else "certified")
+
+
+def claim_outcome(claim: dict, records: list[dict]) -> str:
+    """certified / refuted / failed / inconclusive / unchecked, as reports.summary counts them."""
+    expect = {(k["kind"], k["variant"]): _expected(k) for k in claim.get("checks", [])}
+    if not records:
+        return "unchecked"
+    bad = [r for r in records if r["verdict"] != expect.get((r["check"], r["variant"]), "certified")]
+    if not bad:
+        return "certified"
+    if any(r["verdict"] == "refuted" for r in bad):
+        return "refuted"
+    if any(r["verdict"] in ("error", "certified") for r in bad):
+        return "failed"
+    return "inconclusive"
+
+
+# ---------------------------------------------------------------------------
+# replay commands
+def _params_for_replay(rec: dict, claim: dict) -> dict:
+    cex = rec.get("counterexample")
+    params = cex["params"] if isinstance(cex, dict) and isinstance(cex.get("params"), dict) else rec.get("params")
+    params = dict(params or {})
+    defaults = {p.get("name"): p.get("default") for p in claim.get("params", [])}
+    # a null that is the default anyway says nothing
+    return {k: v for k, v in params.items() if not (v is None and defaults.get(k, None) is None)}
+
+
+def replay_command(rec: dict, claim: dict | None = None) -> dict:
+    """How to re-run a record: ``{"command", "file_name", "file_json", "note"}``.
+
+    numeric / falsifier: ``theorems check ID --variant V --param NAME=JSON ...`` (or, when the
+    parameters are long, ``--params-file FILE`` with the file's JSON to save); the other kinds
+    re-run through pytest."""
+    claim = claim or {}
+    cid, kind, variant = rec.get("claim", "?"), rec.get("check", "?"), rec.get("variant", "?")
+    if kind in ("numeric", "falsifier"):
+        params = _params_for_replay(rec, claim)
+        base = ["theorems", "check", cid, "--variant", variant]
+        if rec.get("backend") and rec.get("backend") != "numpy":
+            base += ["--backend", str(rec["backend"])]
+        parts = list(base)
+        for k, v in params.items():
+            parts += ["--param", f"{k}={json.dumps(v, separators=(',', ':'))}"]
+        cmd = " ".join(shlex.quote(p) for p in parts)
+        if len(cmd) <= MAX_INLINE_REPLAY:
+            return {"command": cmd, "file_name": None, "file_json": None, "note": ""}
+        fname = f"{cid}.{variant}.params.json"
+        return {"command": " ".join(shlex.quote(p) for p in base + ["--params-file", fname]),
+                "file_name": fname, "file_json": json.dumps(params, indent=1), "note": ""}
+    slow = any(k.get("slow") for k in claim.get("checks", [])
+               if k.get("kind") == kind and k.get("variant") == variant)
+    expr = f"{cid} and {kind} and {variant}" if kind == "reproduction" else f"{cid} and {kind}"
+    cmd = f"pytest theorems -k {shlex.quote(expr)}" + (" --runslow" if slow else "")
+    note = "re-runs the Hypothesis draws (derandomized ci profile)" if kind == "property" else ""
+    return {"command": cmd, "file_name": None, "file_json": None, "note": note}
+
+
+def _data_uri(text: str) -> str:
+    return "data:application/json;charset=utf-8;base64," + base64.b64encode(text.encode()).decode()
+
+
+# ---------------------------------------------------------------------------
+def _plot_html(spec, label: str) -> dict:
+    try:
+        svg = plots.render_plot(spec, "svg")
+    except plots.PlotError as exc:
+        return {"svg": None, "error": f"plot not drawn: {exc}"}
+    except Exception as exc:  # matplotlib itself: never break the report
+        return {"svg": None, "error": f"plot not drawn: {type(exc).__name__}: {str(exc)[:200]}"}
+    return {"svg": Markup(plots.inline_svg(svg, label=label)), "error": None}
+
+
+def _check_view(rec: dict, claim: dict, spec: dict | None) -> dict:
+    expect = _expected(spec) if spec else ("refuted" if rec.get("check") == "falsifier" else "certified")
+    verdict = rec.get("verdict", "error")
+    ok = verdict == expect
+    values = rec.get("values") if isinstance(rec.get("values"), dict) else {}
+    plot_specs = []
+    if "plot" in values:
+        plot_specs.append(values["plot"])
+    if isinstance(values.get("plots"), list):
+        plot_specs.extend(values["plots"])
+    shown = {k: v for k, v in values.items() if k not in ("plot", "plots", "traceback")}
+    q = ratio(rec.get("residual"), rec.get("tolerance"))
+    if rec.get("check") == "falsifier" and verdict == "refuted":
+        badge = "refuted \u2713 caught"
+        vclass = "caught"
+    else:
+        badge = verdict
+        vclass = verdict
+    cex = rec.get("counterexample")
+    label = f"{rec.get('claim')} {rec.get('check')}[{rec.get('variant')}]"
+    rp = replay_command(rec, claim)
+    return {
+        "kind": rec.get("check", "?"), "variant": rec.get("variant", "?"), "verdict": verdict,
+        "vclass": vclass, "badge": badge, "expect": expect, "ok": ok,
+        "residual": fmt_num(rec.get("residual")), "tolerance": fmt_num(rec.get("tolerance")),
+        "ratio": None if q is None else ("\u2264 0" if q < 0 else fmt_num(q)), "gauge": gauge(q),
+        "exact": q is None and _float(rec.get("residual")) == 0,
+        "backend": rec.get("backend", ""), "seconds": rec.get("seconds"),
+        "time": _fmt_seconds(rec.get("seconds")),
+        "message": rec.get("message") or "",
+        "description": (spec or {}).get("description", ""),
+        "slow": bool((spec or {}).get("slow")),
+        "counterexample": _cut(pretty_json(cex)) if cex not in (None, {}, []) else None,
+        "values_json": _cut(pretty_json(shown)) if shown else None, "n_values": len(shown),
+        "params": _cut(pretty_json(rec.get("params"))) if rec.get("params") else None,
+        "traceback": values.get("traceback") if isinstance(values.get("traceback"), str) else None,
+        "plots": [_plot_html(s, f"plot of {label}") for s in plot_specs],
+        "replay": rp["command"], "replay_note": rp["note"], "replay_file": rp["file_name"],
+        "replay_file_json": rp["file_json"],
+        "replay_file_uri": _data_uri(rp["file_json"]) if rp["file_json"] else None,
+        "run": True,
+    }
+
+
+def _fmt_seconds(s) -> str:
+    if not isinstance(s, (int, float)) or isinstance(s, bool):
+        return ""
+    if s < 1e-3:
+        return f"{s * 1e6:.0f} \u00b5s"
+    if s < 1:
+        return f"{s * 1e3:.1f} ms"
+    return f"{s:.2f} s"
+
+
+def _not_run_view(spec: dict) -> dict:
+    why = "slow: skipped unless --runslow" if spec.get("slow") else (
+        "gpu: skipped without CuPy and a device" if spec.get("gpu") else "no record in this run")
+    return {"kind": spec.get("kind", "?"), "variant": spec.get("variant", "?"), "verdict": "not run",
+            "vclass": "notrun", "badge": "not run", "expect": _expected(spec), "ok": None,
+            "description": spec.get("description", ""), "message": why, "run": False,
+            "slow": bool(spec.get("slow")), "plots": []}
+
+
+def _location(claim: dict) -> dict:
+    loc = claim.get("location") or {}
+    lines = loc.get("lines") or []
+    if len(lines) == 2 and lines[0] != lines[1]:
+        ln = f"lines {lines[0]}\u2013{lines[1]}"
+    elif lines:
+        ln = f"line {lines[0]}"
+    else:
+        ln = ""
+    return {"section": loc.get("section") or "", "equation": loc.get("equation") or "",
+            "lines": ln, "seed": loc.get("seed") or ""}
+
+
+def _param_view(p: dict) -> dict:
+    d = p.get("default")
+    return {"name": str(p.get("name", "?")), "kind": str(p.get("kind") or ""),
+            "default": "\u2014" if d is None else json.dumps(d, ensure_ascii=False)[:200],
+            "range": str(p.get("range") or ""), "doc": str(p.get("doc") or "")}
+
+
+def _search_text(claim: dict) -> str:
+    return " ".join(str(claim.get(k) or "") for k in ("id", "title", "label", "status", "document",
+                                                          "catalogue")).lower()
+
+
+def build_context(results: dict) -> dict:
+    """Everything the template shows, computed from the results (plain data and Markup)."""
+    claims = list(results.get("claims") or [])
+    records = list(results.get("records") or [])
+    raw_meta = results.get("meta") if isinstance(results.get("meta"), dict) else {}
+    meta = {k: raw_meta.get(k) for k in ("date", "profile", "seed", "python", "versions", "pytest_exit",
+                                         "runslow", "document", "select")}
+    summary = summarise(claims, records)
+    by_claim: dict[str, list] = {}
+    for r in records:
+        by_claim.setdefault(r.get("claim"), []).append(r)
+    order = list(DOCUMENT_TITLES) + sorted({c["document"] for c in claims} - set(DOCUMENT_TITLES))
+    mathml.reset_stats()
+    docs = []
+    for key in order:
+        dclaims = [c for c in claims if c.get("document") == key]
+        if not dclaims:
+            continue
+        views, doc_records = [], []
+        for c in dclaims:
+            recs = by_claim.get(c["id"], [])
+            specs = {(k.get("kind"), k.get("variant")): k for k in c.get("checks", [])}
+            rank = {kv: i for i, kv in enumerate(specs)}
+            recs_sorted = sorted(recs, key=lambda r: (rank.get((r.get("check"), r.get("variant")), 10**6),
+                                                      KIND_ORDER.index(r["check"]) if r.get("check") in KIND_ORDER else 9))
+            checks = [_check_view(r, c, specs.get((r.get("check"), r.get("variant")))) for r in recs_sorted]
+            seen = {(r.get("check"), r.get("variant")) for r in recs}
+            checks += [_not_run_view(k) for kv, k in specs.items() if kv not in seen]
+            for r, cv in zip(recs_sorted, checks):
+                doc_records.append(dict(r, _ok=cv["ok"]))
+            erratum = c.get("status") in ("erratum", "gap") and bool(c.get("corrected"))
+            views.append({
+                "id": c["id"], "anchor": c["id"], "title": c.get("title", ""), "label": c.get("label", ""),
+                "status": c.get("status", ""), "outcome": claim_outcome(c, recs),
+                "location": _location(c), "catalogue": c.get("catalogue") or "",
+                "erratum": erratum,
+                "statement": Markup(mathml.render_tex(c.get("statement") or "")),
+                "corrected": Markup(mathml.render_tex(c.get("corrected") or "")) if c.get("corrected") else None,
+                "notes": Markup(_prose(c.get("notes") or "")),
+                "params": [_param_view(p) for p in (c.get("params") or []) if isinstance(p, dict)],
+                "checks": checks, "covers": c.get("covers") or [],
+                "chips": [(cv["vclass"], f"{cv['kind']}[{cv['variant']}]: {cv['badge']}") for cv in checks],
+                "search": _search_text(c),
+            })
+        margin = None
+        try:
+            n = len(plots.margin_data(doc_records))
+            svg = plots.margin_plot(doc_records, title=f"{key}: residual / tolerance of {n} checks")
+            margin = Markup(plots.inline_svg(svg, prefix=f"margin-{key}",
+                                             label=f"{key}: residual over tolerance of every check"))
+        except plots.PlotError:
+            margin = None
+        except Exception:  # a summary plot must never break the report
+            margin = None
+        docs.append({"key": key, "title": DOCUMENT_TITLES.get(key, key), "claims": views,
+                     "summary": summary["documents"].get(key, {}), "margin": margin,
+                     "n_records": len(doc_records)})
+    versions = meta.get("versions") if isinstance(meta.get("versions"), dict) else {}
+    return {
+        "meta": meta, "versions": versions, "docs": docs, "summary": summary,
+        "columns": [(c, COLUMN_TITLES.get(c, c), COLUMN_HELP.get(c, "")) for c in COLUMNS],
+        "n_claims": len(claims), "n_records": len(records),
+        "verdicts": {v: sum(r.get("verdict") == v for r in records)
+                     for v in ("certified", "refuted", "inconclusive", "error")},
+        "math": dict(mathml.STATS), "math_failures": list(mathml.failures),
+        "statuses": sorted({c.get("status", "") for c in claims}),
+    }
+
+
+def _prose(s: str) -> str:
+    """Notes: plain text, with any ``$...$`` math converted."""
+    if not s:
+        return ""
+    if mathml.split_math(s) and any(k != "text" for k, _ in mathml.split_math(s)):
+        return mathml.render_tex(s)
+    return _html.escape(s)
+
+
+def _env():
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+    env = Environment(loader=FileSystemLoader(str(TEMPLATE_DIR)), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = fmt_num
+    env.filters["urlq"] = lambda s: quote(str(s), safe="")
+    return env
+
+
+def render_html(results: dict) -> str:
+    """The report of a parsed ``results.json`` as one self-contained HTML page."""
+    ctx = build_context(results)
+    return _env().get_template(TEMPLATE).render(**ctx)
+
+
+def write_html(results: dict, path) -> Path:
+    """Write :func:`render_html` of ``results`` to ``path`` (parents created); returns the path."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(render_html(results), encoding="utf-8")
+    return p
