@@ -136,7 +136,7 @@ def test_certify_writes_results_json(tmp_path):
     import sys
     out = tmp_path / "cert"
     r = subprocess.run([sys.executable, "-m", "theorems", "certify", "--out", str(out),
-                        "--select", "balanced_invariance"], capture_output=True, text=True, timeout=600)
+                        "--document", "menon", "--select", "balanced_invariance"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     assert "[1/" in r.stdout and "failures so far: 0" in r.stdout  # progress display
     data = json.loads((out / "results.json").read_text())

@@ -4,7 +4,8 @@
     theorems check ID [--variant V] [--param NAME=JSON ...] [--params-file F]
                       [--backend numpy|numba|cupy|mpmath] [--json]
     theorems certify [--profile ci|dev|thorough] [--out DIR] [--document KEY] [--runslow]
-    theorems report --results FILE --format html|latex --out PATH
+                     [--select EXPR] [--seed N]
+    theorems report --results FILE --format html|latex|pdf --out PATH
     theorems explore ID
 
 Exit codes of ``check``: 0 certified, 1 refuted / inconclusive / error, 2 bad input
@@ -60,10 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     ce.add_argument("--runslow", action="store_true", help="include checks marked slow")
     ce.add_argument("--select", default=None, metavar="EXPR",
                     help="only checks matching this pytest -k expression (e.g. balanced_invariance)")
+    ce.add_argument("--seed", type=int, default=None, metavar="N",
+                    help="Hypothesis seed for the dev/thorough profiles (default: drawn and recorded; "
+                         "ci is derandomized)")
 
     rp = sub.add_parser("report", help="render a report (HTML or LaTeX) from a saved results.json")
     rp.add_argument("--results", required=True, metavar="FILE", help="results.json written by certify")
-    rp.add_argument("--format", default="html", help="html or latex")
+    rp.add_argument("--format", default="html", help="html, latex, or pdf (LaTeX compiled with pdflatex)")
     rp.add_argument("--out", required=True, metavar="PATH", help="the report file to write")
 
     ex = sub.add_parser("explore", help="explore one claim interactively (terminal)")
@@ -176,26 +180,58 @@ def cmd_check(args) -> int:
 
 
 # ---------------------------------------------------------------------------
+def _versions() -> dict:
+    versions = {}
+    for mod in ("numpy", "scipy", "sympy", "numba", "hypothesis", "mpmath", "flint", "jinja2", "matplotlib"):
+        try:
+            versions[mod] = __import__(mod).__version__
+        except Exception:  # pragma: no cover - an optional package missing
+            versions[mod] = None
+    return versions
+
+
 def cmd_certify(args) -> int:
+    """Run every check through pytest (progress on the terminal), then write into ``--out``:
+    results.json, report.html, report.tex and, when pdflatex is on PATH, report.pdf (compiled
+    in that folder).  Exit 0 only when every check came out as expected and every report was
+    written; 1 otherwise (a failed check, a report that could not be written or compiled)."""
     import datetime
     import platform
+    import random
+    import shlex
+    import shutil
     import subprocess
 
-    from . import profiles
+    from . import __version__, profiles
     from .core import DOCUMENTS, all_claims
     from .record import dumps
     if args.profile not in profiles.PROFILES:
         return _bad(f"unknown profile {args.profile!r} (known: {', '.join(profiles.PROFILES)})")
     if args.document and args.document not in DOCUMENTS:
         return _bad(f"unknown document {args.document!r} (known: {', '.join(DOCUMENTS)})")
-    out = Path(args.out)
+    if args.seed is not None and not (0 <= args.seed < 2**32):
+        return _bad(f"--seed {args.seed} is out of range [0, 2^32)")
+    out = Path(args.out).resolve()
+    if out.exists() and not out.is_dir():
+        return _bad(f"--out {args.out!r} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     raw = out / "_records.json"
+    if raw.exists():
+        raw.unlink()
     pkg = Path(__file__).resolve().parent
     root = pkg.parent
-    cmd = [sys.executable, "-m", "pytest", str(pkg), "-q", "--no-header", "-p", "no:cacheprovider",
+    # ci: derandomized, no example database.  dev/thorough: a seed (given or drawn, and recorded)
+    # and the example database <out>/.hypothesis/examples, whose counterexamples replay first.
+    seed = None if args.profile == "ci" else (args.seed if args.seed is not None
+                                                else random.SystemRandom().randrange(2**32))
+    db = None if args.profile == "ci" else out / ".hypothesis" / "examples"
+    target = pkg / args.document if args.document and (pkg / args.document).is_dir() else pkg
+    cmd = [sys.executable, "-m", "pytest", str(target), "-q", "--no-header", "-p", "no:cacheprovider",
+           "-o", "console_output_style=classic",
            f"--hypothesis-profile={args.profile}", f"--results-json={raw}", "--claims-progress",
            "--rootdir", str(root), "-c", str(root / "pyproject.toml") if (root / "pyproject.toml").exists() else os.devnull]
+    if seed is not None:
+        cmd.append(f"--hypothesis-seed={seed}")
     if not (root / "conftest.py").exists():
         cmd += ["-p", "theorems.pytest_plugin"]
     selectors = [f"{args.document}." if args.document else None, args.select]
@@ -205,33 +241,75 @@ def cmd_certify(args) -> int:
     if args.runslow:
         cmd.append("--runslow")
     env = dict(os.environ, HYPOTHESIS_PROFILE=args.profile)
+    if db is not None:
+        env[profiles.DB_ENV] = str(db)
     rc = subprocess.call(cmd, cwd=str(root), env=env)
     if not raw.exists():
         return _bad(f"pytest wrote no records (exit {rc})")
-    records = json.loads(raw.read_text())["records"]
+    collected = json.loads(raw.read_text())
+    records = collected["records"]
     raw.unlink()
-    versions = {}
-    for mod in ("numpy", "scipy", "sympy", "numba", "hypothesis", "mpmath", "flint"):
-        try:
-            versions[mod] = __import__(mod).__version__
-        except Exception:  # pragma: no cover
-            versions[mod] = None
+    if rc == 5:
+        return _bad("no check matched the selection" + (f" -k {args.select!r}" if args.select else ""))
     seen = {r["claim"] for r in records}
-    claims = [c for c in all_claims(args.document) if not args.select or c.id in seen]
+    if "claims" in collected:  # described by the pytest run (saves importing every claim again)
+        described = [c for c in collected["claims"]
+                     if (not args.document or c["document"] == args.document) and (not args.select or c["id"] in seen)]
+    else:
+        described = [c.describe() for c in all_claims(args.document) if not args.select or c.id in seen]
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "python": platform.python_version(), "versions": versions, "profile": args.profile,
-            "seed": "derandomized" if args.profile == "ci" else "random (see Hypothesis blobs)",
+            "theorems_version": __version__, "python": platform.python_version(),
+            "platform": platform.platform(terse=True), "versions": _versions(),
+            "profile": args.profile, "seed": "derandomized" if seed is None else seed,
+            "hypothesis_database": str(db) if db is not None else None,
             "pytest_exit": rc, "runslow": bool(args.runslow), "document": args.document,
-            "select": args.select}
+            "select": args.select,
+            "replay": (f"theorems certify --profile {args.profile} --seed {seed}"
+                       + (f" --document {args.document}" if args.document else "")
+                       + (f" --select {shlex.quote(args.select)}" if args.select else "")
+                       + (" --runslow" if args.runslow else "") + f" --out {args.out}")
+            if seed is not None else None}
     from reports import summarise, summary_table
-    described = [c.describe() for c in claims]
     summary = summarise(described, records)
-    (out / "results.json").write_text(dumps({"meta": meta, "summary": summary,
-                                             "claims": described,
-                                             "records": records}, indent=1))
+    results = {"meta": meta, "summary": summary, "claims": described, "records": records}
+    (out / "results.json").write_text(dumps(results, indent=1))
     print(summary_table(summary))
     print(f"wrote {out / 'results.json'}: {len(records)} records")
-    return 0 if rc == 0 else 1
+    results = json.loads((out / "results.json").read_text())  # the reports read what was saved
+    problems = 0
+    try:
+        from reports.html import write_html
+        write_html(results, out / "report.html")
+        print(f"wrote {out / 'report.html'}")
+    except ImportError as exc:
+        problems += 1
+        sys.stderr.write(f"theorems: report.html not written: the HTML report is unavailable ({exc})\n")
+    except Exception as exc:  # noqa: BLE001 - keep the other reports
+        problems += 1
+        sys.stderr.write(f"theorems: report.html not written: {type(exc).__name__}: {exc}\n")
+    from reports.latex import LatexError, compile_pdf, write_latex
+    tex = write_latex(results, out / "report.tex")
+    print(f"wrote {tex}")
+    pdf_path = out / "report.pdf"
+    if pdf_path.exists():
+        pdf_path.unlink()  # never leave a stale PDF next to a new report.tex
+    if shutil.which("pdflatex"):
+        try:
+            pdf = compile_pdf(tex)
+            note = (f" ({len(compile_pdf.switched)} formula(s) shown as source: pdflatex rejected them)"
+                    if compile_pdf.switched else "")
+            print(f"wrote {pdf}{note}")
+        except LatexError as exc:
+            problems += 1
+            sys.stderr.write(f"theorems: report.pdf not written: {exc}\n")
+    else:
+        print("report.pdf skipped: pdflatex is not on PATH (compile report.tex with pdflatex to get it)")
+    if seed is not None:
+        print(f"Hypothesis seed {seed}; counterexamples are kept in {db} and replayed first next time")
+    if rc != 0:
+        sys.stderr.write(f"theorems: certification failed: some checks did not come out as expected "
+                         f"(pytest exit {rc}); see the report\n")
+    return 0 if rc == 0 and problems == 0 else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -30,10 +30,16 @@ def pytest_addoption(parser):
     group.addoption("--results-json", default=None, metavar="PATH",
                     help="write every check's result record to PATH")
     group.addoption("--claims-progress", action="store_true", default=False,
-                    help="print one progress line per claim check (used by `theorems certify`)")
+                    help="show progress: checks done / total, the current check, failures so far "
+                         "(one updating line on a terminal, one line per check otherwise; "
+                         "used by `theorems certify`)")
+
+
+_CONFIG: dict = {}
 
 
 def pytest_configure(config):
+    _CONFIG["config"] = config
     config.stash[_RECORDS_KEY] = []
     config.stash[_PROGRESS_KEY] = {"done": 0, "failed": 0, "total": 0}
 
@@ -148,6 +154,45 @@ def pytest_collection_finish(session):
         prog["t0"] = time.perf_counter()
 
 
+def _progress_line(prog: dict, current: str, state: str) -> str:
+    elapsed = time.perf_counter() - prog.get("t0", time.perf_counter())
+    return (f"[{prog['done']}/{prog['total']} checks | failures so far: {prog['failed']} | {elapsed:.0f} s] "
+            f"{current}: {state}")
+
+
+def _progress_show(config, line: str, permanent: bool) -> None:
+    """On a terminal one status line is rewritten in place (failures are printed above it and
+    stay); otherwise (a pipe, a CI log) each finished check gets a plain line of its own."""
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    if tr is None:
+        return
+    prog = config.stash[_PROGRESS_KEY]
+    if tr.isatty():
+        width = max(20, tr._tw.fullwidth - 1)
+        if permanent:
+            tr.rewrite("", erase=True)
+            tr._tw.write("\r" + line + "\n")
+            prog["status_shown"] = False
+        else:
+            tr.rewrite(line[:width], erase=True)
+            prog["status_shown"] = True
+        tr._tw.flush()
+    elif permanent:
+        tr.write_line(line)
+
+
+def pytest_runtest_logstart(nodeid, location):
+    """Called outside output capture: on a terminal, show which check is running."""
+    config = _CONFIG.get("config")
+    if config is None or not config.getoption("--claims-progress") or not _is_claim(nodeid):
+        return
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    if tr is not None and tr.isatty():
+        parts = nodeid.split("::")
+        _progress_show(config, _progress_line(config.stash[_PROGRESS_KEY], " ".join(parts[1:3]), "running"),
+                       permanent=False)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield
@@ -157,12 +202,15 @@ def pytest_runtest_makereport(item, call):
         prog["done"] += 1
         if rep.failed:
             prog["failed"] += 1
+        state = item.record["verdict"] if item.record else rep.outcome
+        if rep.failed:
+            state = f"FAILED ({state}, expected {item.check.expect})"
         tr = item.config.pluginmanager.get_plugin("terminalreporter")
-        msg = (f"[{prog['done']}/{prog['total']}] {item.check.claim.id} {item.name}: "
-               f"{item.record['verdict'] if item.record else rep.outcome}"
-               f" | failures so far: {prog['failed']} | {time.perf_counter() - prog.get('t0', 0):.0f} s")
-        if tr is not None:
-            tr.write_line(msg)
+        tty = tr is not None and tr.isatty()
+        line = _progress_line(prog, f"{item.check.claim.id} {item.name}", state)
+        _progress_show(item.config, line, permanent=rep.failed or not tty)
+        if tty and rep.failed:  # the failure stays printed; the status line goes on below it
+            _progress_show(item.config, line, permanent=False)
 
 
 def pytest_report_teststatus(report, config):
@@ -179,6 +227,10 @@ def _is_claim(nodeid: str) -> bool:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    prog = config.stash.get(_PROGRESS_KEY, None)
+    if prog and prog.get("status_shown"):  # end the in-place status line
+        terminalreporter._tw.write("\n")
+        prog["status_shown"] = False
     recs = config.stash.get(_RECORDS_KEY, [])
     found = [r for r in recs if r["check"] == "falsifier" and r["verdict"] == "refuted"]
     if found:
@@ -193,7 +245,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     path = config.getoption("--results-json")
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(dumps({"profile": profiles.current(), "records": recs}, indent=1))
+        from .core import registry  # the claims of every module collected (for `theorems certify`)
+        claims = [c.describe() for c in registry.values()]
+        Path(path).write_text(dumps({"profile": profiles.current(), "records": recs, "claims": claims},
+                                    indent=1))
 
 
 def _fmt(x):

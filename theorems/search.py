@@ -1,4 +1,9 @@
-"""Hypothesis-driven checks: properties (every draw must certify) and falsifier searches."""
+"""Hypothesis-driven checks: properties (every draw must certify) and falsifier searches.
+
+Each search uses its own example-database key (:func:`theorems.profiles.database_key`), so in
+the ``dev`` and ``thorough`` profiles a counterexample found once (a failing property draw, or
+the instance a falsifier's search found) is stored and replayed first by the next run.
+"""
 from __future__ import annotations
 
 import math
@@ -8,7 +13,7 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from .core import Check, Outcome, evaluate
 from .params import ParamError, Params
-from .profiles import settings_for
+from .profiles import database_key, settings_for
 
 
 def _strategy(check: Check, names):
@@ -57,6 +62,9 @@ def run_property(check: Check, base: Params, profile: str | None) -> Outcome:
             stats["worst"] = {"params": q.to_json(), "residual": out.residual, "tolerance": out.tolerance}
 
     prop = settings_for(check.max_examples, profile)(prop)
+    # one example-database entry per check, so that a failing draw is replayed first next time
+    # (dev/thorough profiles; the ci profile has no database)
+    prop._hypothesis_internal_database_key = database_key(claim.id, check.kind, check.variant)
     try:
         prop()
     except _DrawFailed as exc:
@@ -89,7 +97,8 @@ def run_falsifier(check: Check, base: Params, profile: str | None) -> tuple[Outc
 
     try:
         drawn = find(_strategy(check, check.search), refutes,
-                     settings=settings_for(check.max_examples, profile))
+                     settings=settings_for(check.max_examples, profile),
+                     database_key=database_key(check.claim.id, check.kind, check.variant))
     except NoSuchExample:
         out.message = (f"no counterexample at the defaults nor in {tried['n']} draws over "
                        f"{', '.join(check.search)}. " + out.message)
