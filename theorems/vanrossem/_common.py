@@ -1,0 +1,142 @@
+"""Shared helpers for the vanrossem claims: parameter blocks, the data constants ``a, b`` and
+``A_high, A_low`` (Eq 11), validation of initial values, Hypothesis draws of consistent initial
+states, and the converged integration of the lifted system with its error model.
+
+Conventions (recorded once for the package, catalogue §1/§6):
+
+* ``a = delta_x^2 = |x_2 - x_1|^2``, ``b = delta_y^2 = |y_2 - y_1|^2``; the state is
+  ``(dh2, dy2, w) = (|dh|^2, |dy|^2, |dy|^2 - dy.(y_2 - y_1))`` (Eq 8).
+* Time units (erratum E1, decision D1): Eq 7 verbatim, i.e. the flow of Eq 6 with the paper's Eq 17
+  gradients (factor 1/2); the true gradients of Eq 16 (factor 1/4) run the same orbits at half speed.
+  Every final-state claim depends only on ``tau_y/tau_h``.
+* Integrator (decision D7, erratum E7): always the lifted ``(s, q)`` system of :mod:`solvers.twopoint`,
+  which is smooth where the two representations cross.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import strategies as st
+
+from solvers import twopoint as tp
+from theorems.core import Outcome, Param, ParamError, inconclusive
+
+EPS = float(np.finfo(float).eps)
+RTOL, ATOL = 1e-11, 1e-14  # Dormand-Prince tolerances of every converged integration
+
+
+# ---------------------------------------------------------------------------
+# parameter blocks
+def flow_params(tau_h=1.0, tau_y=2.0, delta_x=0.5, delta_y=1.0, dh2_0=0.01, dy2_0=0.001, w_0=0.0,
+                delta_y_low=0.0, delta_y_open=True):
+    """The seven parameters of a two-point initial value problem (defaults: the paper's two-point task
+    ``dx = 0.5, dy = 1`` with small initial weights)."""
+    return [
+        Param.float("tau_h", tau_h, 0.0, 1e3, "effective time constant of the encoder (1/learning rate)",
+                    low_open=True, search=(0.3, 3.0)),
+        Param.float("tau_y", tau_y, 0.0, 1e3, "effective time constant of the decoder", low_open=True,
+                    search=(0.3, 3.0)),
+        Param.float("delta_x", delta_x, 0.0, 1e3, "|x_2 - x_1|, norm of the input difference (a = delta_x^2)",
+                    low_open=True, search=(0.3, 2.0)),
+        Param.float("delta_y", delta_y, delta_y_low, 1e3,
+                    "|y_2 - y_1|, norm of the target difference (b = delta_y^2)", low_open=delta_y_open,
+                    search=(0.3, 2.0)),
+        Param.float("dh2_0", dh2_0, 0.0, 1e4, "|dh(0)|^2, initial squared representational distance",
+                    low_open=True, search=(1e-3, 3.0)),
+        Param.float("dy2_0", dy2_0, 0.0, 1e4, "|dy(0)|^2, initial squared predicted-output difference",
+                    search=(1e-4, 3.0)),
+        Param.float("w_0", w_0, -1e4, 1e4, "w(0) = |dy(0)|^2 - dy(0).(y_2 - y_1), initial alignment"),
+    ]
+
+
+def validate_initial(p) -> None:
+    """Initial values that no network can have are bad input (ParamError naming the constraint)."""
+    why = tp.consistent(p.dh2_0, p.dy2_0, p.w_0, p.delta_y)
+    if why:
+        raise ParamError(f"initial values (dh2_0, dy2_0, w_0) = ({p.dh2_0!r}, {p.dy2_0!r}, {p.w_0!r}) are not a "
+                         f"network state: {why}; the constraint is |w_0 - dy2_0| <= sqrt(dy2_0) * delta_y")
+    if p.dh2_0 <= 0:
+        raise ParamError("dh2_0 must be > 0: A_high divides by |dh(0)|^2")
+
+
+def constants(p):
+    """``(a, b, A_high, A_low)`` of Eq 11 for parameters ``p``."""
+    a, b = p.delta_x ** 2, p.delta_y ** 2
+    return a, b, tp.a_high(p.dh2_0, p.dy2_0, a, p.tau_h, p.tau_y), tp.a_low(a, b, p.tau_h, p.tau_y)
+
+
+@st.composite
+def consistent_states(draw, taus=(0.3, 3.0), deltas=(0.3, 2.0), log_u=(-3.0, 0.5), log_v=(-4.0, 0.5),
+                      fixed=None, boundary=False):
+    """Hypothesis draws of parameters with a consistent initial state: ``log10`` uniform ``dh2_0, dy2_0``,
+    ``w_0 = dy2_0 - sqrt(dy2_0) delta_y cos(theta)`` with ``cos(theta)`` uniform in [-1, 1] (``boundary``:
+    ``cos(theta) = +-1``, the states of a scalar-output network, dim Y = 1)."""
+    f = dict(fixed or {})
+    d = {
+        "tau_h": draw(st.floats(*taus)), "tau_y": draw(st.floats(*taus)),
+        "delta_x": draw(st.floats(*deltas)), "delta_y": draw(st.floats(*deltas)),
+        "dh2_0": 10 ** draw(st.floats(*log_u)), "dy2_0": 10 ** draw(st.floats(*log_v)),
+    }
+    d.update(f)
+    c = draw(st.sampled_from([-1.0, 1.0])) if boundary else draw(st.floats(-1.0, 1.0))
+    d["w_0"] = d["dy2_0"] - math.sqrt(d["dy2_0"]) * d["delta_y"] * c
+    return d
+
+
+# ---------------------------------------------------------------------------
+# converged integration and its error model
+def converge(p, g=tp.EQ7_FACTOR, backend=None, **over):
+    """Integrate the lifted system from the initial state of ``p`` to convergence (stopping rule in
+    :func:`solvers.twopoint.solve_to_equilibrium`)."""
+    a, b = p.delta_x ** 2, p.delta_y ** 2
+    be = backend or ("numba" if getattr(p, "backend", "numpy") == "numba" else "numpy")
+    kw = dict(g=g, backend=be, rtol=RTOL, atol=ATOL)
+    kw.update(over)
+    return tp.solve_to_equilibrium(p.dh2_0, p.dy2_0, p.w_0, a, b, p.tau_h, p.tau_y, **kw)
+
+
+def limit_tolerance(res, *scales):
+    """Error model of ``|u(T) - u*|`` for a converged run ``res``:
+
+    * ``|A_high(T) - A_high(0)|``: the integrator's drift along the line of equilibria (the conserved
+      quantity selects the equilibrium, and ``|d u*/d A_high| = 1/2 + A_high/(4 S) <= 1``);
+    * ``2 |du|``: the Newton step of Eq 25 on the final level set estimates the distance ``u* - u(T)`` to
+      first order; the factor 2 covers the ``O(du^2 + w^2)`` remainder at the stopping time;
+    * ``10 rtol u``: local error of the last steps; ``32 eps (sum of scales)``: rounding of ``u = s^2``
+      and of Eq 10."""
+    drift = abs(res["AH_end"] - res["AH0"])
+    return drift + 2 * abs(res["du"]) + 10 * RTOL * abs(res["u"]) + 32 * EPS * sum(abs(x) for x in scales)
+
+
+def not_converged(res):
+    return inconclusive(f"the lifted integration did not converge by t={res['t']:.3g} "
+                        f"(Newton distance {res['du']:.2e}); the plateau is longer than the chunk budget",
+                        t=res["t"], du=res["du"], u=res["u"])
+
+
+def plot_dh2(res, u_star, title="|dh(t)|^2 (lifted integration) and the Eq 10 limit", n=200):
+    """A semilogx plot of ``dh2(t)`` with the constant Eq 10 line (at most ``n`` points)."""
+    ts, us = np.asarray(res["ts"][1:]), np.asarray(res["us"][1:])
+    if len(ts) > n:
+        idx = np.unique(np.linspace(0, len(ts) - 1, n).round().astype(int))
+        ts, us = ts[idx], us[idx]
+    return {"kind": "semilogx", "x": [float(x) for x in ts],
+            "series": {"dh2(t)": [float(x) for x in us], "Eq 10": [float(u_star)] * len(ts)},
+            "xlabel": "t (Eq 7 time units)", "ylabel": "|dh|^2", "title": title}
+
+
+def limit_outcome(p, predicted, res, label, extra=None):
+    """``|u(T) - predicted|`` against :func:`limit_tolerance` (the same error model for the claim and
+    every falsifier)."""
+    a, b, AH, AL = constants(p)
+    if not res["converged"]:
+        return not_converged(res)
+    resid = abs(res["u"] - predicted)
+    tol = limit_tolerance(res, AH, AL, predicted, res["u"])
+    values = {"dh2_predicted": predicted, "dh2_integrated": res["u"], "A_high": AH, "A_low": AL,
+              "t_stop": res["t"], "newton_distance": res["du"], "A_high_drift": res["AH_end"] - res["AH0"],
+              "crossings": res["crossings"], "rk_steps": res["steps"]}
+    values.update(extra or {})
+    return Outcome(residual=resid, tolerance=tol, values=values,
+                   message=f"|dh2(T) - {label}| after converged lifted integration to T={res['t']:.3g}")
