@@ -1,0 +1,547 @@
+"""Theorem 4's bounds (§3.1, App. A.2): eq. (3) (H vs the gamma-stable Hamiltonian), the rate
+bound with the E8 caveat (sqrt(max(X_p, 0))) and the E7 proof chain, eq. (4) (the minimal
+gamma-COI), and the heuristic remarks T4e-T4h, Prop 5 (gap, E9) and P5b.
+
+Numerics on shot geodesics (``theorems.jacot.hamiltonian._shoot``): any (A_0, B_0) starts an exact
+critical path for a synthetic target, so a pointwise statement "for any geodesic" is tested at every
+output point of the path.  H is the path's constant H(A_0, B_0); A'_p = Lt (B_p K_p - A_p).
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from solvers import leaky
+from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.jacot.hamiltonian import _params as _base_params
+
+EPS = np.finfo(float).eps
+
+_INITS = ("random", "kernel", "X_negative")
+
+
+def _params(gamma=1e-3, init="random", **kw):
+    return _base_params(**kw) + [
+        Param.float("gamma", gamma, 0.0, 100.0, "regularisation gamma > 0", low_open=True, search=(1e-4, 1e-1)),
+        Param.choice("init", init, _INITS,
+                     "initial momentum: random (B_scale * Gaussian); kernel (B_0 = alpha A_0 P_ker(K_0) + "
+                     "1e-3 B_scale noise, alpha in [0.5, 5] from the seed; K_0 singular needs N > w + 1); "
+                     "X_negative (B_0 = A_0 (K_0 + gamma I)^-1, so X_0 = -gamma |B_0|^2 < 0)"),
+    ]
+
+
+def _initial(p):
+    rng = np.random.default_rng(p.seed)
+    A0 = rng.standard_normal((p.w, p.N))
+    if p.init == "random":
+        return A0, p.B_scale * rng.standard_normal((p.w, p.N))
+    K = leaky.gram(A0)
+    if p.init == "X_negative":
+        return A0, np.linalg.solve(K + p.gamma * np.eye(p.N), A0.T).T
+    lam, V = np.linalg.eigh(K)
+    Vk = V[:, lam < 1e-8 * lam[-1]]
+    alpha = rng.uniform(0.5, 5.0)
+    return A0, alpha * A0 @ Vk @ Vk.T + 1e-3 * p.B_scale * rng.standard_normal((p.w, p.N))
+
+
+def _shoot(p, rtol, n_out):
+    A0, B0 = _initial(p)
+    backend = p.backend if p.backend in ("numpy", "numba") else "numba"
+    Y, steps = leaky.shoot(A0, B0, p.Lt, n_out=n_out, rtol=rtol, atol=rtol * 0.1, backend=backend)
+    return Y, steps, leaky.hamiltonian(A0, B0, p.Lt)
+
+
+def _along(Y, p, H):
+    """Per output point: |A'|_G, COI_gamma = |A|_G^2, |B|, H_gamma, cond(G) with G = K + gamma I."""
+    rows = []
+    for y in Y:
+        A, B, _ = leaky.unpack(y, p.w, p.N)
+        K = leaky.gram(A)
+        G = K + p.gamma * np.eye(p.N)
+        dA = p.Lt * (B @ K - A)
+        nd = float(np.sqrt(max(np.trace(dA @ np.linalg.solve(G, dA.T)), 0.0)))
+        cA = float(np.trace(A @ np.linalg.solve(G, A.T)))
+        Hg = nd * nd / (2 * p.Lt) - p.Lt / 2 * cA
+        rows.append((nd, cA, float(np.linalg.norm(B)), Hg, float(np.linalg.cond(G)),
+                     abs(H) + leaky.hamiltonian_scale(A, B, p.Lt) + nd * nd / p.Lt + p.Lt * cA))
+    r = np.array(rows)
+    return {"nd": r[:, 0], "coi": r[:, 1], "B": r[:, 2], "Hg": r[:, 3], "cond": r[:, 4], "scale": r[:, 5],
+            "X": r[:, 1] + 2 * H / p.Lt}
+
+
+def _paths(p, n_out=50):
+    fine, steps, H = _shoot(p, 1e-11, n_out)
+    coarse, _, _ = _shoot(p, 1e-9, n_out)
+    if fine is None or coarse is None:
+        return None
+    return _along(fine, p, H), _along(coarse, p, H), H, steps
+
+
+_BLOWUP = "the path blew up (norm > 1e6) before p = 1; try a smaller B_scale, Lt or another seed"
+
+
+def _bound_outcome(p, excess, message, n_out=50, **extra):
+    """Generic pointwise bound: excess(q, H) -> array of LHS - RHS (<= 0 where the bound holds).
+
+    Error model: the rtol 1e-9 path's deviation from the rtol 1e-11 path bounds the finer path's
+    integration error on LHS - RHS (x2, Dormand-Prince error ~ rtol); plus rounding of the solves with
+    G = K + gamma I, 50 N eps cond(G) on terms of size `scale`."""
+    r = _paths(p, n_out)
+    if r is None:
+        return inconclusive(_BLOWUP)
+    qf, qc, H, steps = r
+    ef, ec = excess(qf, H), excess(qc, H)
+    tol_p = 2 * np.abs(ef - ec) + 50 * p.N * EPS * qf["cond"] * qf["scale"]
+    k = int(np.argmax(ef - tol_p))
+    return Outcome(residual=float(max(ef[k], 0.0)), tolerance=float(tol_p[k]), values={
+        "worst_p": k / n_out, "excess_at_worst": float(ef[k]), "max_excess": float(np.max(ef)),
+        "min_X": float(np.min(qf["X"])), "H": H, "steps": steps, **extra},
+        message=message + f" (worst at p = {k / n_out:.2f} of {n_out + 1} points)")
+
+
+# ---------------------------------------------------------------------------
+# T4b: eq. (3)
+eq3 = Claim(
+    id="jacot.theorem4_hamiltonian_gap",
+    document="jacot",
+    title="Eq. (3): the Hamiltonian and the gamma-stable Hamiltonian differ by O(sqrt(gamma) c)",
+    label="Thm 4, eq. (3)",
+    section="3.1",
+    equation="(3)",
+    lines=(186, 188),
+    statement=r"\|B_p\|\le c\Rightarrow\Big|\tfrac2{\tilde L}\mathcal H-\tfrac2{\tilde L}\mathcal H_{\gamma,p}\Big|\le"
+              r"\tfrac2{\tilde L}\|\partial_pA_p\|_{(K_p+\gamma I)}\sqrt\gamma c+\gamma c^2,\quad "
+              r"\mathcal H_{\gamma,p}=\tfrac1{2\tilde L}\|\partial_pA_p\|^2_{(K_p+\gamma I)}-\tfrac{\tilde L}2\|A_p\|^2_{(K_p+\gamma I)}",
+    status="holds",
+    params=_params(),
+    notes="Tested pointwise with the sharpest admissible c = |B_p| (which implies the statement for any "
+          "c >= sup_p |B_p|). H_gamma uses the corrected sign of the potential (E11, checked in "
+          "jacot.hamiltonian_energies). Proof ingredient: |B|_{K+gI} <= |B|/sqrt(g), so the identity's "
+          "remainder gamma^2|B|^2_G - gamma|B|^2 lies in [-gamma|B|^2, 0].",
+    catalogue="jacot §2.5 T4b, T0c; §4 E11",
+)
+
+
+def _eq3_excess(p, factor=1.0, sqrt_term=True):
+    def f(q, H):
+        lhs = np.abs(2 * H / p.Lt - 2 * q["Hg"] / p.Lt)
+        c = q["B"]
+        rhs = (2 / p.Lt * q["nd"] * np.sqrt(p.gamma) * c if sqrt_term else 0.0) + p.gamma * c * c
+        return lhs - factor * rhs
+    return f
+
+
+@eq3.numeric(backends=("numpy", "numba"))
+def _(p):
+    """|2H/Lt - 2H_gamma/Lt| minus the right side of (3) with c = |B_p|, at 51 points of a shot geodesic."""
+    return _bound_outcome(p, _eq3_excess(p), "max over p of LHS - RHS of eq. (3)")
+
+
+eq3.property(over=("w", "N", "Lt", "seed", "B_scale", "gamma"), max_examples=8)
+
+
+@eq3.falsifier("no_sqrt_gamma_term", search=("seed", "gamma"))
+def _(p):
+    """Drop the (2/Lt)|A'|_G sqrt(gamma) c term: the cross term 2 gamma <A', B>_G / Lt exceeds gamma c^2."""
+    return _bound_outcome(p, _eq3_excess(p, sqrt_term=False), "eq. (3) without the sqrt(gamma) term")
+
+
+@eq3.falsifier("half_constant", search=("seed", "gamma"), fixed={"w": 3, "N": 8, "init": "kernel"})
+def _(p):
+    """Half the right side of (3); needs a (nearly) singular K (N > w + 1) and B near A P_ker(K)."""
+    return _bound_outcome(p, _eq3_excess(p, factor=0.5), "eq. (3) with half its right side")
+
+
+@eq3.symbolic(timeout=60)
+def _():
+    """2H/L - 2H_g/L = 2g<A',B>_G/L + g^2|B|_G^2 - g|B|^2 (scalar case, K = k arbitrary), the proof's step (2)."""
+    x, b, L, g, k = sp.symbols("x b L gamma k", real=True)
+    G = k + g
+    dA = L * (b * k - x)
+    H = L / 2 * b**2 * k - L * b * x
+    Hg = dA**2 / (2 * L * G) - L / 2 * x**2 / G
+    rhs = 2 * g * dA * b / (L * G) + g**2 * b**2 / G - g * b**2
+    bad = int(sp.cancel(sp.together(2 * H / L - 2 * Hg / L - rhs)) != 0)
+    # remainder bound: g^2 b^2/G - g b^2 = -g k b^2/G, in [-g b^2, 0] for k >= 0
+    bad += int(sp.cancel(g**2 * b**2 / G - g * b**2 + g * k * b**2 / G) != 0)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "proved":
+                   "the decomposition of 2(H - H_gamma)/L used in the proof, and its remainder -g k |B|^2/(k+g) "
+                   "in [-g|B|^2, 0] (scalar; the matrix case is the same with G^{-1})"},
+                   message="identities that failed")
+
+
+# ---------------------------------------------------------------------------
+# T4c: the rate bound (E7, E8)
+rate = Claim(
+    id="jacot.theorem4_rate",
+    document="jacot",
+    title="The speed |A'|_{K+gI} is Lt times the extra-COI up to 2 Lt sqrt(gamma) c (needs sqrt(max(X, 0)))",
+    label="Thm 4, rate bound",
+    section="3.1",
+    equation="Thm 4 (third display)",
+    lines=(190, 192),
+    statement=r"\Big|\|\partial_pA_p\|_{(K_p+\gamma I)}-\tilde L\sqrt{\|A_p\|^2_{(K_p+\gamma I)}+\tfrac2{\tilde L}\mathcal H}\Big|"
+              r"\le2\tilde L\sqrt\gamma c",
+    status="erratum",
+    corrected=r"\Big|\|\partial_pA_p\|_{(K_p+\gamma I)}-\tilde L\sqrt{\max(X_p,0)}\Big|\le2\tilde L\sqrt\gamma c,\quad "
+              r"X_p=\|A_p\|^2_{(K_p+\gamma I)}+\tfrac2{\tilde L}\mathcal H\ \ (\ge-\gamma\|B_p\|^2)",
+    params=_params(),
+    notes="E8: X_p can be negative (down to -gamma |B_p|^2); init=X_negative (B_0 = A_0 (K_0+gI)^-1) gives "
+          "X_0 = -gamma|B_0|^2 exactly on a geodesic, where the printed sqrt is undefined. E7: the proof's "
+          "last two lines (sqrt(X + g|B|^2) <= sqrt(X + sqrt(g)|B|) <= sqrt(X + 2 sqrt(g) c)) are invalid; "
+          "the correct chain is sqrt(X + g c^2) + sqrt(g) c <= sqrt(X) + 2 sqrt(g) c. Constant: the catalogue "
+          "left open whether 1x (Lt sqrt(g) c) suffices; on shot geodesics it does NOT (falsifier "
+          "unit_constant_search: ratio 1.61 at w=3, N=8, seed=2, init=kernel). c = |B_p| pointwise.",
+    catalogue="jacot §2.5 T4c; §4 E7, E8",
+)
+
+
+def _rate_excess(p, factor=2.0, printed=False):
+    def f(q, H):
+        X = q["X"]
+        root = np.sqrt(X) if printed else np.sqrt(np.maximum(X, 0.0))
+        return np.abs(q["nd"] - p.Lt * root) - factor * p.Lt * np.sqrt(p.gamma) * q["B"]
+    return f
+
+
+@rate.numeric(backends=("numpy", "numba"))
+def _(p):
+    """Corrected rate bound with sqrt(max(X_p, 0)) at 51 points of a shot geodesic."""
+    return _bound_outcome(p, _rate_excess(p), "max over p of | |A'|_G - Lt sqrt(max(X,0)) | - 2 Lt sqrt(g) |B_p|")
+
+
+rate.property(over=("w", "N", "Lt", "seed", "B_scale", "gamma", "init"), max_examples=6)
+
+
+@rate.falsifier("stated", fixed={"init": "X_negative"})
+def _(p):
+    """E8: the printed sqrt(X_p) is undefined where X_p < 0 (here X_0 = -gamma |B_0|^2 on the geodesic)."""
+    r = _paths(p, 10)
+    if r is None:
+        return inconclusive(_BLOWUP)
+    q, _, H, _ = r
+    X = q["X"]
+    k = int(np.argmin(X))
+    # X is computed to ~ 50 N eps cond(G) * scale; a negative value beyond that is a real X < 0.
+    tol = 50 * p.N * EPS * q["cond"][k] * q["scale"][k]
+    if X[k] < -tol:
+        return Outcome(residual=float("inf"), tolerance=0.0, values={
+            "X_min": float(X[k]), "p": k / 10, "minus_gamma_B2": float(-p.gamma * q["B"][k] ** 2), "X_tol": tol},
+            message=f"X_p = {X[k]:.6g} < 0 at p = {k / 10:.1f}: sqrt(X_p) in the printed bound is undefined")
+    return _bound_outcome(p, _rate_excess(p, printed=True), "printed rate bound (X >= 0 on this path)", n_out=10)
+
+
+@rate.falsifier("half_constant", search=("seed", "gamma"), fixed={"w": 3, "N": 8, "init": "kernel"})
+def _(p):
+    """The catalogue's falsifier: constant 0.5 Lt sqrt(g) c instead of 2 Lt sqrt(g) c."""
+    return _bound_outcome(p, _rate_excess(p, factor=0.5), "rate bound with constant 0.5")
+
+
+@rate.falsifier("unit_constant_search", search=("seed", "gamma", "Lt"),
+                fixed={"w": 3, "N": 8, "init": "kernel", "seed": 2, "gamma": 9e-4})
+def _(p):
+    """Is 1x (Lt sqrt(g) c) enough? No: on geodesics from B_0 ~ alpha A_0 P_ker(K_0) the ratio reaches 1.6."""
+    out = _bound_outcome(p, _rate_excess(p, factor=1.0), "rate bound with constant 1")
+    return out
+
+
+@rate.falsifier("proof_chain_E7", search=("seed", "gamma", "B_scale", "Lt"),
+                fixed={"B_scale": 1.0, "gamma": 0.0625, "Lt": 1.0, "seed": 4996})
+def _(p):
+    """E7: the proof's last line |A'|_G / Lt <= sqrt(X + 2 sqrt(g) c) (false in general)."""
+    def f(q, H):
+        inner = q["X"] + 2 * np.sqrt(p.gamma) * q["B"]
+        return q["nd"] / p.Lt - np.sqrt(np.maximum(inner, 0.0))
+    return _bound_outcome(p, f, "proof chain step (3), last line")
+
+
+@rate.symbolic(timeout=60)
+def _():
+    """Corrected chain: sqrt(X + g c^2) + sqrt(g) c <= sqrt(X) + 2 sqrt(g) c for X >= 0 (squares compared)."""
+    X, s = sp.symbols("X s", nonnegative=True)  # s = sqrt(g) c
+    # sqrt(X + s^2) <= sqrt(X) + s  <=>  X + s^2 <= X + 2 s sqrt(X) + s^2
+    diff = sp.expand((sp.sqrt(X) + s) ** 2 - (X + s**2))
+    bad = int(sp.simplify(diff - 2 * s * sp.sqrt(X)) != 0)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "proved":
+                   "(sqrt X + s)^2 - (X + s^2) = 2 s sqrt X >= 0, the step replacing the paper's invalid lines (E7)"},
+                   message="failed identities")
+
+
+# ---------------------------------------------------------------------------
+# T4d: eq. (4)
+eq4 = Claim(
+    id="jacot.theorem4_min_coi",
+    document="jacot",
+    title="Eq. (4): -2H/Lt is within the path length of the minimal gamma-COI",
+    label="Thm 4, eq. (4)",
+    section="3.1",
+    equation="(4)",
+    lines=(194, 198),
+    statement=r"-\Big(\tfrac1{\tilde L}\ell_{\gamma,\tilde L}+\sqrt\gamma c\Big)^2\le-\tfrac2{\tilde L}\mathcal H-"
+              r"\min_p\|A_p\|^2_{(K_p+\gamma I)}\le\gamma c^2,\quad\ell_{\gamma,\tilde L}=\int_0^1\|\partial_pA_p\|_{(K_p+\gamma I)}dp",
+    status="holds",
+    params=_params(),
+    notes="c = max_p |B_p| over the output grid. ell by the trapezoid rule on 201 points (error estimated "
+          "by the 101-point rule, Richardson: |ell_201 - ell_101|; the integrand has kinks where A crosses 0, "
+          "so O(h) rather than O(h^2) is assumed, the difference itself is the estimate). min_p on the grid: "
+          "the upper side holds pointwise, so the grid min is exact for it; for the lower side the grid min "
+          "overestimates the true min by at most the 101 vs 201 grid difference (x2 in the tolerance). "
+          "'Approaches from below as Lt -> infinity' needs ell = o(Lt) and bounded c (hypotheses, Fig. 3).",
+    catalogue="jacot §2.5 T4d",
+)
+
+
+def _eq4_parts(p, fixed_p=None):
+    n = 200
+    fine, steps, H = _shoot(p, 1e-11, n)
+    coarse, _, _ = _shoot(p, 1e-9, n)
+    if fine is None or coarse is None:
+        return None
+
+    def sides(q, stride):
+        nd, coi = q["nd"][::stride], q["coi"][::stride]
+        h = 1.0 / (len(nd) - 1)
+        ell = h * (nd.sum() - 0.5 * (nd[0] + nd[-1]))
+        c = float(np.max(q["B"]))
+        m = coi[0] if fixed_p is not None else float(np.min(coi))
+        mid = -2 * H / p.Lt - m
+        low = -(ell / p.Lt + np.sqrt(p.gamma) * c) ** 2
+        return low, mid, p.gamma * c * c, ell, m
+    qf, qc = _along(fine, p, H), _along(coarse, p, H)
+    return sides(qf, 1), sides(qf, 2), sides(qc, 1), qf, H, steps
+
+
+def _eq4_outcome(p, fixed_p=None, factor=1.0):
+    r = _eq4_parts(p, fixed_p)
+    if r is None:
+        return inconclusive(_BLOWUP)
+    (low, mid, up, ell, m), (low2, mid2, _, ell2, _), (lowc, midc, upc, _, _), q, H, steps = r
+    low, low2, lowc = factor * low, factor * low2, factor * lowc
+    # Error model: quadrature + grid-min error = |(101-point) - (201-point)| on each side, x2;
+    # integration error = |rtol 1e-9 - rtol 1e-11| x2; rounding 50 N eps cond(G) scale.
+    rnd = 50 * p.N * EPS * float(np.max(q["cond"] * q["scale"]))
+    tol_low = 2 * (abs((mid2 - low2) - (mid - low)) + abs((midc - lowc) - (mid - low))) + rnd
+    tol_up = 2 * abs((midc - upc) - (mid - up)) + rnd
+    ps = np.linspace(0, 1, len(q["coi"]))
+    return Outcome.from_parts({"lower side": (max(low - mid, 0.0), tol_low), "upper side": (max(mid - up, 0.0), tol_up)},
+                              message=f"{low:.6g} <= {mid:.6g} <= {up:.6g}", values={
+        "lower": low, "middle": mid, "upper": up, "ell": ell, "ell_101pt": ell2, "min_coi_gamma": m, "H": H,
+        "steps": steps, "quadrature_error_estimate": abs(ell2 - ell),
+        "plot": {"kind": "line", "x": ps[::4].tolist(), "series": {
+            "COI_gamma(p)": q["coi"][::4].tolist(), "-2H/Lt": [-2 * H / p.Lt] * len(ps[::4])},
+            "xlabel": "p", "ylabel": "gamma-COI", "title": f"eq. (4) (w={p.w}, N={p.N}, Lt={p.Lt}, gamma={p.gamma})"}})
+
+
+@eq4.numeric(backends=("numpy", "numba"))
+def _(p):
+    """Both sides of (4) on a 201-point shot geodesic, ell by the trapezoid rule."""
+    return _eq4_outcome(p)
+
+
+eq4.property(over=("w", "N", "Lt", "seed", "B_scale", "gamma"), max_examples=5)
+
+
+@eq4.falsifier("coi_at_p0", search=("seed", "B_scale", "Lt"), fixed={"B_scale": 0.0625, "Lt": 1.0})
+def _(p):
+    """Replace min_p COI_gamma by COI_gamma(A_0) (catalogue (d)): the upper side can fail (input layer non-optimal)."""
+    return _eq4_outcome(p, fixed_p=0)
+
+
+@rate.reproduction
+def _():
+    """E8 instance (catalogue thm4_Xneg.py): B = A (K + gI)^-1 gives X = -g |B|^2 exactly (quoted -6.2201671823157
+    = -g|B|^2 to 1e-14 relative); recomputed at the start of our geodesic and compared as an identity."""
+    return _xneg_repro()
+
+
+def _xneg_repro():
+    rows = []
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        A = rng.standard_normal((6, 5))
+        g = 10.0 ** rng.uniform(-3, -1)
+        G = leaky.gram(A, gamma=g)
+        B = np.linalg.solve(G, A.T).T
+        Lt = 3.0
+        X = float(np.trace(A @ np.linalg.solve(G, A.T))) + 2 * leaky.hamiltonian(A, B, Lt) / Lt
+        rows.append((X, -g * float(np.sum(B * B)), np.linalg.cond(G)))
+    res = max(abs(x - y) / abs(y) for x, y, _ in rows)
+    # Error model: two solves with G: relative error ~ 50 N eps cond(G).
+    tol = max(50 * 5 * EPS * c for _, _, c in rows)
+    return Outcome(residual=res, tolerance=tol, values={"X": [r[0] for r in rows], "minus_g_B2": [r[1] for r in rows],
+                   "quoted_relation": "X = -gamma |B|^2 (catalogue E8: -6.220167182315745 vs -6.220167182315735)"},
+                   message="max relative |X - (-gamma |B|^2)| for B = A (K + gI)^-1 over 5 draws (all X < 0)")
+
+
+# ---------------------------------------------------------------------------
+# T4e: p-dependent gamma_p = gamma_0 |sigma(A_p)|_op^2 (= gamma_0 |K_p|_op, E2 in jacot.gamma_p_scaling)
+vargamma = Claim(
+    id="jacot.theorem4_variable_gamma",
+    document="jacot",
+    title="Theorem 4's pointwise bounds hold with a p-dependent gamma_p",
+    label="l.200 (T4e)",
+    section="3.1",
+    equation="l.200",
+    lines=(200, 200),
+    statement=r"\text{the proof of Thm 4 extends to }\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2:\ "
+              r"\text{eq. (3) and the rate bound hold with }\gamma_p,\ c_p=\|B_p\|",
+    status="holds",
+    params=_params(gamma=1e-4),
+    notes="The pointwise parts (eq. (3), the corrected rate bound) with gamma_p = gamma_0 |sigma(A_p)|_op^2 "
+          "(= gamma_0 |K_p|_op; the printed |K_p|_op^2 is E2, jacot.gamma_p_scaling); here the parameter gamma "
+          "is gamma_0. For eq. (4) sqrt(gamma) c must become sup_p sqrt(gamma_p)|B_p| (not checked here).",
+    catalogue="jacot §2.5 T4e; §4 E2",
+)
+
+
+def _vargamma_outcome(p, bound_gamma0=False):
+    def run(rtol):
+        Y, steps, H = _shoot(p, rtol, 50)
+        if Y is None:
+            return None
+        out = []
+        for y in Y:
+            A, B, _ = leaky.unpack(y, p.w, p.N)
+            K = leaky.gram(A)
+            gp = p.gamma * float(np.linalg.norm(leaky.sigma(A), 2) ** 2)
+            G = K + gp * np.eye(p.N)
+            dA = p.Lt * (B @ K - A)
+            nd = float(np.sqrt(max(np.trace(dA @ np.linalg.solve(G, dA.T)), 0.0)))
+            cA = float(np.trace(A @ np.linalg.solve(G, A.T)))
+            Hg = nd * nd / (2 * p.Lt) - p.Lt / 2 * cA
+            c = float(np.linalg.norm(B))
+            gb = p.gamma if bound_gamma0 else gp
+            e3 = abs(2 * H / p.Lt - 2 * Hg / p.Lt) - (2 / p.Lt * nd * np.sqrt(gb) * c + gb * c * c)
+            X = cA + 2 * H / p.Lt
+            ec = abs(nd - p.Lt * np.sqrt(max(X, 0.0))) - 2 * p.Lt * np.sqrt(gb) * c
+            out.append((e3, ec, np.linalg.cond(G) * (abs(H) + nd * nd / p.Lt + p.Lt * cA)))
+        return np.array(out), steps
+    f, c = run(1e-11), run(1e-9)
+    if f is None or c is None:
+        return inconclusive(_BLOWUP)
+    (F, steps), (C, _) = f, c
+    # Error model as in _bound_outcome: integration (rtol 1e-9 vs 1e-11, x2) + rounding 50 N eps cond(G) scale.
+    tol = 2 * np.abs(F[:, :2] - C[:, :2]) + 50 * p.N * EPS * F[:, 2:3]
+    k3, kc = int(np.argmax(F[:, 0] - tol[:, 0])), int(np.argmax(F[:, 1] - tol[:, 1]))
+    return Outcome.from_parts({"eq. (3) with gamma_p": (max(F[k3, 0], 0.0), tol[k3, 0]),
+                               "rate bound with gamma_p": (max(F[kc, 1], 0.0), tol[kc, 1])},
+                              message="pointwise bounds with gamma_p = gamma_0 |sigma(A_p)|_op^2 on a shot geodesic",
+                              values={"steps": steps, "max_excess_eq3": float(F[:, 0].max()),
+                                      "max_excess_rate": float(F[:, 1].max())})
+
+
+@vargamma.numeric(backends=("numpy", "numba"))
+def _(p):
+    """Eq. (3) and the corrected rate bound at 51 points, G_p = K_p + gamma_p I."""
+    return _vargamma_outcome(p)
+
+
+vargamma.property(over=("w", "N", "Lt", "seed", "B_scale", "gamma"), max_examples=6)
+
+
+@vargamma.falsifier("gamma0_in_bound", search=("seed", "B_scale"), fixed={"B_scale": 0.25})
+def _(p):
+    """Regularise with gamma_p but bound with gamma_0 (gamma_p >= gamma_0 N): the bounds fail."""
+    return _vargamma_outcome(p, bound_gamma0=True)
+
+
+# ---------------------------------------------------------------------------
+# Heuristic / empirical remarks: registered without a numeric verdict (need trained networks, BN1/R3).
+_HEUR = dict(document="jacot", section="3.1", params=[])
+
+balanced_size = Claim(
+    id="jacot.gamma_p_balance_heuristic", title="gamma_p |B_p|^2 stays roughly constant over the layers",
+    label="l.200 (T4f)", equation="l.200", lines=(200, 200), status="heuristic",
+    statement=r"W_p=\tilde LB_p\sigma(A_p)^T\text{ of roughly constant size}\Rightarrow\gamma_p\|B_p\|^2\approx\text{const}",
+    notes="Heuristic. The premise is weakened by the corrected Prop 10 (|W_p|^2 is non-decreasing, 307 -> 1028 "
+          "in the catalogue's trained net R3). A test needs trained nets (max_p/min_p of gamma_p|B_p|^2 vs |B_p|^2); "
+          "shot geodesics are not minimisers, so no check here.",
+    catalogue="jacot §2.5 T4f", **_HEUR)
+
+timescales = Claim(
+    id="jacot.separation_of_timescales", title="Speed ~ Lt sqrt(COI_gamma(p) - min_q COI_gamma(q)): slow and fast layers",
+    label="l.202 (T4g)", equation="l.202", lines=(202, 202), status="heuristic",
+    statement=r"\|\partial_pA_p\|_{K_p+\gamma I}\approx\tilde L\sqrt{\|A_p\|^2_{(K_p+\gamma I)}-\min_q\|A_q\|^2_{(K_q+\gamma I)}}",
+    notes="Heuristic consequence of the rate bound (jacot.theorem4_rate) and eq. (4) (jacot.theorem4_min_coi) "
+          "when -2H/Lt ~ min COI_gamma, i.e. for actual minima with ell = o(Lt). A regression of speed on "
+          "Lt sqrt(extra-COI) over layers of trained nets (slope ~ 1) was not run (catalogue: not run).",
+    catalogue="jacot §2.5 T4g", **_HEUR)
+
+jumps = Claim(
+    id="jacot.finite_length_jumps", title="Finite path length forces optimal COI at almost all layers; jumps only at the ends",
+    label="l.211 (T4h)", equation="l.211", lines=(209, 211), status="empirical",
+    statement=r"\ell_{\gamma,\tilde L}<\infty\Rightarrow\text{COI optimal at almost all }p\text{, countably many short jumps "
+              r"(observed only near }p=0,1)",
+    notes="Empirical/heuristic: no quantitative statement (the limit Lt -> infinity with ell bounded is assumed). "
+          "The observation about where the jumps occur is about trained networks (Fig. 1); nothing to check here.",
+    catalogue="jacot §2.5 T4h", **_HEUR)
+
+bn_rank = Claim(
+    id="jacot.bottleneck_rank_hamiltonian", title="-2H/Lt is close to the Bottleneck rank k*",
+    label="l.217 (P5b)", equation="l.217", lines=(217, 219), status="empirical",
+    statement=r"\min_q\|A_q\|^2_{(K_q+\gamma I)}\approx k^*\in\mathbb N,\qquad\mathcal H\approx-\tfrac{\tilde L}2k^*",
+    notes="Rests on Prop 5 (a gap, jacot.prop5_nonnegative_limit) and COI = rank for non-negative A "
+          "(jacot.coi_equals_rank, bias-free). Tested by the trained-network experiment BN1 (Fig. 1, k* = 5), "
+          "not run in this module.",
+    catalogue="jacot §2.5 P5b; BN1", **_HEUR)
+
+# ---------------------------------------------------------------------------
+# P5 (Prop 9): gap (E9)
+prop5 = Claim(
+    id="jacot.prop5_nonnegative_limit",
+    document="jacot",
+    title="Slow layers of limiting minima are non-negative (proof complete only without the bias)",
+    label="Prop 5 (Prop 9)",
+    section="3.1, A.2",
+    equation="Prop 5",
+    lines=(213, 456),
+    statement=r"\|\partial_pA_p\|\text{ bounded near }p_0\ \forall\tilde L\Rightarrow A^\infty_{p_0}=\lim_{\tilde L}A^{\tilde L}_{p_0}\ge0",
+    status="gap",
+    corrected=r"\text{bias-free model: }A^\infty_{p_0}\ge0;\ \text{with the bias row the argument only excludes columns with }"
+              r"\|[A_{p_0,\cdot i}]_-\|^2>1",
+    params=[],
+    notes="E9: (i) the top-left block needs t(p)^2 (checked symbolically below: only t^2 reproduces l.427); "
+          "(ii) l.432 -1/Lt should be -2/Lt; (iii) l.436 eps_0 for c_0; (iv) with the bias, |sigma(a)|^2 = "
+          "|relu(a)|^2 + 1, so c_0 = |a|^2 - |sigma(a)|^2 = |[a]_-|^2 - 1 need not be > 0 (a = (-0.5, 1, 0.3): "
+          "-0.75); (v) the Gronwall step is not quantified against the O(eps^2) gain. The asymptotic statement "
+          "itself is not checkable here.",
+    catalogue="jacot §2.5 P5; §4 E9",
+)
+
+
+@prop5.symbolic(timeout=60)
+def _():
+    """Norm expansion l.427 for w = 2: with t^2 in the top-left block it matches the paper's O(eps^2) term, with t not."""
+    e, t, L = sp.symbols("epsilon t L", positive=True)
+    a = sp.Matrix(sp.symbols("a0:2", real=True))
+    s = sp.Matrix(sp.symbols("s0:3", real=True))  # sigma(a): length w + 1
+    W = sp.Matrix(2, 3, sp.symbols("W0:6", real=True))
+    paper = sum(x**2 for x in W) + L**2 * e**2 * t**2 * (-2 / L * (a.T * W * s)[0, 0] + (a.T * a)[0, 0] + (s.T * s)[0, 0])
+
+    def norm2(power):
+        TL = W - L * e**2 * t**power * a * s.T
+        return sum(x**2 for x in TL) + sum((e * L * t * x) ** 2 for x in a) + sum((e * L * t * x) ** 2 for x in s)
+
+    def eps2_diff(power):
+        d = sp.expand(norm2(power) - paper)
+        return sp.expand(d.coeff(e, 2)), sp.expand(d.coeff(e, 0))
+    d2, d0 = eps2_diff(2)
+    bad = int(d2 != 0) + int(d0 != 0)
+    d2_t, _ = eps2_diff(1)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand, coefficient of eps^2",
+                   "t_squared_matches": d2 == 0, "t_as_printed_mismatch": str(sp.factor(d2_t)),
+                   "proved": "the eps^2 term of the new weights' norm is the paper's l.427 expression iff the "
+                             "top-left block carries t(p)^2 (E9 (i))"},
+                   message="nonzero coefficients with t^2 in the top-left block")
+
+
+@prop5.reproduction
+def _():
+    """E9 (iv): c_0 = |a|^2 - |sigma(a)|^2 with the bias for a = (-0.5, 1, 0.3); quoted -0.75 (bias-free 0.25)."""
+    a = np.array([[-0.5], [1.0], [0.3]])
+    s = leaky.sigma(a)[:, 0]
+    c0 = float(np.sum(a * a) - np.sum(s * s))
+    c0_nb = float(np.sum(a * a) - np.sum(np.maximum(a, 0) ** 2))
+    res = abs(c0 - (-0.75)) + abs(c0_nb - 0.25)
+    return Outcome(residual=res, tolerance=1e-12, values={"c0_with_bias": c0, "c0_without_bias": c0_nb},
+                   message=f"c0 = {c0:.6g} with the bias (< 0: the proof's c0 > 0 fails), {c0_nb:.6g} without")
