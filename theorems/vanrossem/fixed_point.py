@@ -1029,15 +1029,22 @@ def gradient_numeric(p):
 gradient.property(over=("seed", "hidden", "dim_x", "dim_y"), max_examples=15)
 
 
-@gradient.symbolic(timeout=60)
-def gradient_symbolic():
-    """sympy, symbolic 2x2 D_h, D_y and vectors: dL/dD = 1/4 formulas exactly; the printed 1/2 ones differ."""
-    n = 2
+def _sym_eq16(n):
+    """Symbolic n x n D_h, D_y, the two inputs/targets, the mean output and the Eq 16 residuals."""
     Dh = sp.Matrix(n, n, lambda i, j: sp.Symbol(f"h{i}{j}"))
     Dy = sp.Matrix(n, n, lambda i, j: sp.Symbol(f"g{i}{j}"))
     x1, x2, y1, y2, yb = (sp.Matrix(n, 1, lambda i, j, c=c: sp.Symbol(f"{c}{i}")) for c in ("xa", "xb", "ya", "yb", "m"))
     r1 = yb + Dy * Dh * (x1 - x2) / 2 - y1
     r2 = yb + Dy * Dh * (x2 - x1) / 2 - y2
+    return Dh, Dy, x1, x2, y1, y2, yb, r1, r2
+
+
+
+@gradient.symbolic(timeout=60)
+def gradient_symbolic():
+    """sympy, symbolic 2x2 D_h, D_y and vectors: dL/dD = 1/4 formulas exactly; the printed 1/2 ones differ."""
+    n = 2
+    Dh, Dy, x1, x2, y1, y2, yb, r1, r2 = _sym_eq16(n)
     L = ((r1.T * r1)[0] + (r2.T * r2)[0]) / 4
     DX, DY = x2 - x1, y2 - y1
     r = Dy * Dh * DX - DY
@@ -1185,11 +1192,7 @@ loss.property(over=("seed", "hidden", "dim_x", "dim_y"), max_examples=15)
 def loss_symbolic():
     """sympy (2-D vectors, symbolic D_h, D_y): Eq 16 - Eq 9 expands to 0."""
     n = 2
-    Dh = sp.Matrix(n, n, lambda i, j: sp.Symbol(f"h{i}{j}"))
-    Dy = sp.Matrix(n, n, lambda i, j: sp.Symbol(f"g{i}{j}"))
-    x1, x2, y1, y2, yb = (sp.Matrix(n, 1, lambda i, j, c=c: sp.Symbol(f"{c}{i}")) for c in ("xa", "xb", "ya", "yb", "m"))
-    r1 = yb + Dy * Dh * (x1 - x2) / 2 - y1
-    r2 = yb + Dy * Dh * (x2 - x1) / 2 - y2
+    Dh, Dy, x1, x2, y1, y2, yb, r1, r2 = _sym_eq16(n)
     L16 = ((r1.T * r1)[0] + (r2.T * r2)[0]) / 4
     dy = Dy * Dh * (x2 - x1)
     DY = y2 - y1
