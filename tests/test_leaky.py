@@ -60,3 +60,13 @@ def test_bad_input():
         leaky.coi(np.array([[np.nan, 1.0]]))
     with pytest.raises(ValueError, match="w x N"):
         leaky.sigma(np.zeros(3))
+
+
+def test_central_differences():
+    from solvers import fd
+    X = np.array([[0.3, -1.2], [2.0, 0.5]])
+    g = fd.central_difference(lambda Z: float(np.sum(Z**3)), X, 1e-5)
+    np.testing.assert_allclose(g, 3 * X**2, rtol=1e-8)   # truncation h^2 |f'''| / 6 = 1e-10
+    (gx, gy), (ex, ey) = fd.gradient_with_error(lambda x, y: float(np.sum(x * y**2)), [X, X.T], 1e-4)
+    np.testing.assert_allclose(gx, X.T**2, atol=10 * ex.max())
+    np.testing.assert_allclose(gy, 2 * X * X.T, atol=10 * ey.max())

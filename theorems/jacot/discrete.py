@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
+from solvers import fd
 from solvers import leaky_net as ln
 from theorems.core import Claim, Outcome, Param, inconclusive
 
@@ -337,14 +338,7 @@ def _grad_outcome(p, variant=0):
     if margin < reach:
         return inconclusive(f"a pre-activation is within {margin:.1e} of the ReLU kink (FD reach {reach:.1e})")
 
-    def fd(hh):
-        G = np.zeros_like(Ws)
-        for idx in np.ndindex(Ws.shape):
-            E = np.zeros_like(Ws)
-            E[idx] = hh
-            G[idx] = (f(Ws + E) - f(Ws - E)) / (2 * hh)
-        return G
-    g1, g2 = fd(h), fd(h / 2)
+    g1, g2 = fd.central_difference(f, Ws, h), fd.central_difference(f, Ws, h / 2)
     # Error model: central differences have truncation c h^2 (estimated by |g_h - g_{h/2}| = 3/4 c h^2,
     # so the h/2 truncation is <= |g_h - g_{h/2}| / 3) plus cancellation ~ 2 eps |f| / h per entry.
     trunc = float(np.linalg.norm(g1 - g2)) / 3

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from solvers import leaky
+from solvers import fd, leaky
 from theorems.core import Claim, Outcome, Param, inconclusive
 
 EPS = np.finfo(float).eps
@@ -65,15 +65,6 @@ equations = Claim(
 )
 
 
-def _fd_grad(f, X, h):
-    G = np.zeros_like(X)
-    for idx in np.ndindex(X.shape):
-        E = np.zeros_like(X)
-        E[idx] = h
-        G[idx] = (f(X + E) - f(X - E)) / (2 * h)
-    return G
-
-
 def _equations_outcome(p, variant=0):
     A, B = _initial(p)
     margin = float(np.min(np.abs(A)))
@@ -83,8 +74,8 @@ def _equations_outcome(p, variant=0):
     y = leaky.pack(A, B)
     dy = leaky.hamilton_rhs_numpy(0.0, y, p.w, p.N, p.Lt, variant)
     dA, dB, _ = leaky.unpack(dy, p.w, p.N)
-    gB = _fd_grad(lambda Bx: leaky.hamiltonian(A, Bx, p.Lt), B, h)
-    gA = _fd_grad(lambda Ax: leaky.hamiltonian(Ax, B, p.Lt), A, h)
+    gB = fd.central_difference(lambda Bx: leaky.hamiltonian(A, Bx, p.Lt), B, h)
+    gA = fd.central_difference(lambda Ax: leaky.hamiltonian(Ax, B, p.Lt), A, h)
     scale = leaky.hamiltonian_scale(A, B, p.Lt) / max(1.0, float(np.linalg.norm(A)) + float(np.linalg.norm(B)))
     # Error model of a central difference of a cubic-in-(A,B) polynomial (piecewise): truncation
     # h^2/6 |H'''| <= h^2 * scale, plus cancellation 2 eps |H| / h per entry; Frobenius over w N entries.

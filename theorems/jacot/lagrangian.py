@@ -7,7 +7,7 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
-from solvers import leaky
+from solvers import leaky, rk
 from theorems.core import Claim, Outcome, Param, inconclusive
 
 EPS = np.finfo(float).eps
@@ -444,16 +444,10 @@ def _Wfun(rng, w):
 
 
 def _rk4(f, y, t0, t1, n):
-    h = (t1 - t0) / n
-    t = t0
-    for _ in range(n):
-        k1 = f(t, y)
-        k2 = f(t + h / 2, y + h / 2 * k1)
-        k3 = f(t + h / 2, y + h / 2 * k2)
-        k4 = f(t + h, y + h * k3)
-        y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
-        t += h
-    return y
+    """n classical RK4 steps of a matrix ODE (solvers.rk on the flattened state)."""
+    shape = np.shape(y)
+    return rk.rk_fixed_numpy(lambda t, z: f(t, z.reshape(shape)).ravel(), t0, np.ravel(y),
+                             (t1 - t0) / n, n, method="rk4").reshape(shape)
 
 
 def _ode(Lt, W, bias=True):

@@ -28,6 +28,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
+from solvers import fd
 from solvers import momentum as mom
 from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
 
@@ -638,25 +639,7 @@ def _bp_instance(p):
     return W1, W2, b, x0, v0, gx, gv
 
 
-def _fd_gradient(fun, arrays, h=1e-5):
-    """Central differences of the scalar fun(*arrays) in every entry; returns (grads, error estimates)."""
-    grads, errs = [], []
-    base = abs(fun(*arrays))
-    for k, a in enumerate(arrays):
-        g, e = np.zeros_like(a), np.zeros_like(a)
-        for idx in np.ndindex(a.shape):
-            def cd(step):
-                lo = [x.copy() for x in arrays]
-                hi = [x.copy() for x in arrays]
-                lo[k][idx] -= step
-                hi[k][idx] += step
-                return (fun(*hi) - fun(*lo)) / (2 * step)
-            d1, d2 = cd(h), cd(2 * h)
-            g[idx] = d1
-            e[idx] = abs(d1 - d2) / 3 + 4 * EPS64 * max(base, 1.0) / h
-        grads.append(g)
-        errs.append(e)
-    return grads, errs
+_fd_gradient = fd.gradient_with_error
 
 
 @backprop.numeric
@@ -669,12 +652,12 @@ def _(p):
         xL, vL = mom.forward_numpy(x0_, v0_, g, W1_, W2_, b_)
         return float(np.sum(gx * xL) + np.sum(gv * vL))
 
-    fd, fd_err = _fd_gradient(loss, [x0, v0, W1, W2, b])
+    fdg, fd_err = _fd_gradient(loss, [x0, v0, W1, W2, b])
     parts, vals = {}, {}
     for mode in ("stored", "recomputed"):
         bp = mom.backprop(x0, v0, g, W1, W2, b, gx, gv, recompute=(mode == "recomputed"))
-        r = max(float(np.max(np.abs(bp[k] - f) - 10 * e)) for k, f, e in zip(("x0", "v0", "W1", "W2", "b"), fd, fd_err))
-        dev = max(float(np.max(np.abs(bp[k] - f))) for k, f in zip(("x0", "v0", "W1", "W2", "b"), fd))
+        r = max(float(np.max(np.abs(bp[k] - f) - 10 * e)) for k, f, e in zip(("x0", "v0", "W1", "W2", "b"), fdg, fd_err))
+        dev = max(float(np.max(np.abs(bp[k] - f))) for k, f in zip(("x0", "v0", "W1", "W2", "b"), fdg))
         parts[f"backprop_{mode}"] = (max(r, 0.0) + dev * (r > 0), dev if r <= 0 else 0.0)
         vals[f"max_dev_{mode}"] = dev
     # the layer Jacobian (4.17) in order (x, v) vs central differences of one layer, first sample
