@@ -1,0 +1,814 @@
+"""The model (§2) and cluster-separated truncations (§3.1): cumulative parameters, truncation maps,
+the link to the network, the two costs, alignment (catalogue chen §2.1-2.3: M1-M12, A1-A3, CS1-CS3;
+errata E6, E17, E20, E22).
+
+Claims:
+
+* ``chen.network_model``          (1.1)-(1.8), (2.1)-(2.13), (2.26): definitions (M1, M3, M5, M11)
+* ``chen.cumulative_parameters``  (2.6): beta^(l) = (W^(l))^{-1} b^(l) = sum_j (W^(j))^{-1} b_j; round trip (M2)
+* ``chen.truncation_forms``       (2.9): the three expressions of tau^(l) agree (M4)
+* ``chen.truncation_sectors``     (2.14)-(2.15): fixed points and collapse of tau^(l) (M6, E22)
+* ``chen.hidden_layers``          (2.17): x^(l) = W^(l) I^(l)(x^(0)) [E6: + beta^(l)] (M7)
+* ``chen.output_layer``           (2.18): x^(L+1) = W^(L+1) I^(L)(x^(0)) [E6: iff b_{L+1} = -W_{L+1} b^(L)] (M8)
+* ``chen.pullback_cost``          (2.22): standard cost = pull-back cost with metric (W^(L+1))^T W^(L+1) (M9)
+* ``chen.gauge_invariance``       (2.25): invariance under W^(L) -> A W^(L) [E20: only A positive diagonal] (M10)
+* ``chen.reparametrisation``      l.289: cumulative parameters are independent coordinates (M12)
+* ``chen.alignment``              (2.28)-(2.31), (6.2), (3.17): aligned W = W_* R, tau independent of W_* (A1, A2, T1)
+* ``chen.alignment_not_preserved`` alignment is a constraint, not preserved by the unconstrained flow (A3)
+* ``chen.cluster_separation``     Def 3.1, (3.3)-(3.5): I^(Q)(X_l) = tau^(l)(X_l) [E17: on the images] (CS1)
+* ``chen.bias_variance``          (3.6)-(3.8), (3.15): per-cluster cost and its bias-variance split (CS2, CS3)
+
+Layer lists are in layer order [W_1, ..., W_L]; data points are columns.  Notation decisions D1-D9
+are recorded in ``theorems/chen/_common.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from solvers import chen as cm
+from solvers import fd, orthogonal
+from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance, validate_QKL
+
+KINK = 1e-3
+
+
+def _net_params(L=3, extra=()):
+    return [
+        Param.int("Q", 3, 1, 6, "width of input and hidden layers", search=(1, 5)),
+        Param.int("L", L, 1, 6, "number of hidden layers", search=(1, 5)),
+        Param.int("N", 5, 1, 40, "number of data points", search=(1, 10)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_l = G + 2I (G Gaussian), b_l ~ N(0,1), X ~ N(0,1)",
+                  search=(0, 10_000)),
+        *extra,
+    ]
+
+
+def network(p):
+    """Random invertible layers W_l = G_l + 2 I, biases, data (columns)."""
+    rng = rng_for(p.seed)
+    Ws = [rng.standard_normal((p.Q, p.Q)) + 2 * np.eye(p.Q) for _ in range(p.L)]
+    bs = [rng.standard_normal(p.Q) for _ in range(p.L)]
+    X = rng.standard_normal((p.Q, p.N))
+    return Ws, bs, X
+
+
+def _scale(Ws, bs, X):
+    """1 + the largest |entry| of products that appear: crude magnitude for rounding models."""
+    c = max(np.linalg.cond(np.linalg.multi_dot(Ws[::-1]) if len(Ws) > 1 else Ws[0]), 1.0)
+    return c * (1 + max(np.max(np.abs(b)) for b in bs) + np.max(np.abs(X))) * max(
+        np.prod([np.linalg.norm(W, 2) for W in Ws]), 1.0)
+
+
+# ===========================================================================
+Claim(
+    id="chen.network_model",
+    document="chen",
+    title="The ReLU network, cumulative maps, sectors and the Euclidean input cost (definitions)",
+    label="(1.1)-(1.8), (2.1)-(2.13), (2.26)",
+    section="1, 2",
+    equation="(2.1)-(2.13), (2.26)",
+    lines=(137, 285),
+    statement=r"x^{(\ell)}=\sigma(W_\ell x^{(\ell-1)}+b_\ell),\ x^{(L+1)}=W_{L+1}x^{(L)}+b_{L+1},\ "
+              r"\mathcal S^\pm_\ell=\{a^{(\ell)}(x)\in\mathbb R^Q_\pm\},\ "
+              r"\mathcal C_N=\tfrac12\sum_j\tfrac1{N_j}\sum_i|\mathcal I^{(L)}(x_{j,i})-(W^{(L+1)})^{-1}y_j|^2",
+    status="heuristic",
+    notes="Definitions (catalogue M1, M3, M5, M11), implemented in solvers/chen.py and used by every other "
+          "claim.  Standing assumptions: M_l = Q, W_l in GL(Q), L = Q, W^(L+1) of full rank.  M3: "
+          "beta^(L+1) := W_{L+1}^{-1} beta^(L) (1.4)/(2.7) is dimensionally odd (beta^(L) lives in L_0) and never "
+          "used; the consistent cumulative definition would be beta^(L) + (W^(L+1))^{-1} b_{L+1}.  M5: l.210 "
+          "'(W_l(x+beta^(l)))_r' must be the cumulative W^(l).  M11: l.374 calls (2.26) 'the standard cost "
+          "(2.22)' (typo).  D1: R^Q_+ open, R^Q_- closed.  Nothing to check numerically beyond the claims "
+          "that use these definitions.",
+    catalogue="chen §2.1 M1, M3, M5, M11",
+    covers=("M1", "M3", "M5", "M11"),
+)
+
+
+# ===========================================================================
+cum = Claim(
+    id="chen.cumulative_parameters",
+    document="chen",
+    title="Cumulative biases: beta^(l) = (W^(l))^{-1} b^(l) = sum_j (W^(j))^{-1} b_j",
+    label="(1.3)/(2.6)",
+    section="2",
+    equation="(2.6)",
+    lines=(173, 175),
+    statement=r"\beta^{(\ell)}:=(W^{(\ell)})^{-1}b^{(\ell)}=\sum_{j=1}^\ell(W^{(j)})^{-1}b_j",
+    status="holds",
+    params=_net_params(),
+    notes="Telescoping (W^(l))^{-1} W_l...W_{j+1} = (W^(j))^{-1}.  Also checked: the map (W_l, b_l) -> "
+          "(W^(l), beta^(l)) is inverted exactly by solvers.chen.per_layer (round trip, catalogue M12).",
+    catalogue="chen §2.1 M2, M12",
+    covers=("M2",),
+)
+
+
+def _cum_outcome(p, wrong=False):
+    Ws, bs, X = network(p)
+    Wc, bc, betas = cm.cumulative(Ws, bs)
+    e1 = 0.0
+    for l in range(p.L):
+        lhs = np.linalg.solve(Wc[l], bc[l])
+        rhs = sum(np.linalg.solve(Wc[l] if wrong else Wc[j], bs[j]) for j in range(l + 1))
+        e1 = max(e1, float(np.max(np.abs(lhs - rhs))))
+    Ws2, bs2 = cm.per_layer(Wc, betas)
+    e2 = max(max(float(np.max(np.abs(a - b))) for a, b in zip(Ws, Ws2)),
+             max(float(np.max(np.abs(a - b))) for a, b in zip(bs, bs2)))
+    # error model: each solve has backward error ~ Q eps cond(W^(j)); the sums add L of them
+    cond = max(np.linalg.cond(W) for W in Wc)
+    sc = max(1.0, max(np.max(np.abs(b)) for b in betas))
+    tol = 16 * p.Q * p.L * EPS * cond * sc * max(np.max(np.abs(W)) for W in Wc + Ws)
+    return Outcome.from_parts({"telescoping_2_6": (e1, tol), "round_trip": (e2, tol)},
+                              message="(2.6) two forms and the per-layer round trip",
+                              values={"max_cond": float(cond)})
+
+
+@cum.numeric
+def cum_numeric(p):
+    """(W^(l))^{-1} b^(l) vs sum_j (W^(j))^{-1} b_j, and the round trip to (W_l, b_l)."""
+    return _cum_outcome(p)
+
+
+cum.property(over=("Q", "L", "seed"), max_examples=15)
+
+
+@cum.falsifier("wrong_partial_product", search=("seed",), fixed={"L": 3})
+def cum_wrong(p):
+    """beta^(l) = sum_j (W^(l))^{-1} b_j (the full product for every j): O(1) error for l >= 2."""
+    return _cum_outcome(p, wrong=True)
+
+
+# ===========================================================================
+forms = Claim(
+    id="chen.truncation_forms",
+    document="chen",
+    title="The three expressions of the truncation map tau^(l) agree",
+    label="(1.6)/(2.9)",
+    section="2",
+    equation="(2.9)",
+    lines=(185, 187),
+    statement=r"\tau^{(\ell)}=(a^{(\ell)})^{-1}\circ\sigma\circ a^{(\ell)}=(W^{(\ell)})^{-1}(\sigma(W^{(\ell)}x+b^{(\ell)})-b^{(\ell)})"
+              r"=(W^{(\ell)})^{-1}\sigma(W^{(\ell)}(x+\beta^{(\ell)}))-\beta^{(\ell)}",
+    status="holds",
+    params=_net_params(L=1),
+    catalogue="chen §2.1 M4",
+    covers=("M4",),
+)
+
+
+def _forms_case(p):
+    Ws, bs, X = network(p)
+    Wc, bc, betas = cm.cumulative(Ws, bs)
+    return Wc[-1], bc[-1], 3 * X
+
+
+@forms.numeric
+def forms_numeric(p):
+    """All three forms at N points for the last cumulative layer."""
+    W, b, X = _forms_case(p)
+    f1, f2, f3 = cm.tau_forms(W, b, X)
+    res = max(float(np.max(np.abs(f1 - f2))), float(np.max(np.abs(f1 - f3))))
+    tol = 16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(np.linalg.solve(W, b))))
+    return Outcome(residual=res, tolerance=tol, message="max difference of the three forms")
+
+
+forms.property(over=("Q", "L", "N", "seed"), max_examples=15)
+
+
+@forms.falsifier("drop_b", search=("seed",))
+def forms_drop(p):
+    """tau = W^{-1} sigma(W x + b) (the pull-back by a^{-1} replaced by W^{-1}, i.e. -b dropped): error
+    |beta| = |W^{-1} b|.  (The catalogue's 'W^{-1} sigma(Wx+b) - beta' equals the second form exactly.)"""
+    W, b, X = _forms_case(p)
+    f1, _, _ = cm.tau_forms(W, b, X)
+    beta = np.linalg.solve(W, b)
+    wrong = np.linalg.solve(W, cm.relu(W @ X + b[:, None]))
+    tol = 16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)))
+    return Outcome(residual=float(np.max(np.abs(f1 - wrong))), tolerance=tol, message="dropped -b")
+
+
+# ===========================================================================
+sect = Claim(
+    id="chen.truncation_sectors",
+    document="chen",
+    title="Fixed points and collapse of tau^(l): S^+ is the fixed-point set, S^- collapses to -beta",
+    label="(2.14)-(2.15)",
+    section="2",
+    equation="(2.12)-(2.15)",
+    lines=(197, 222),
+    statement=r"\tau^{(\ell)}(x)=x\Leftrightarrow x\in\mathcal S^+_\ell,\quad \tau^{(\ell)}(x)=-\beta^{(\ell)}"
+              r"\Leftrightarrow x\in\mathcal S^-_\ell",
+    status="gap",
+    corrected=r"\{\tau^{(\ell)}(x)=x\}=(a^{(\ell)})^{-1}(\overline{\mathbb R^Q_+})\supsetneq\mathcal S^+_\ell"
+              r"\ \text{(walls)},\quad \tau^{(\ell)}(x)=-\beta^{(\ell)}\Leftrightarrow x\in\mathcal S^-_\ell\ \text{(exact)}",
+    params=_net_params(L=1, extra=[Param.float("wall", 0.3, 0.0, 1.0, "fraction of points moved onto a wall")]),
+    notes="D1/E22: with h(0) = 0 the orthant R^Q_+ is open, so the walls of the closed orthant are fixed points "
+          "outside S^+ (a measure-zero set); (2.15) is exact because R^Q_- is closed.  Independence: on S^+ "
+          "and S^-, tau does not depend on W^(l); on S^+ not on beta^(l) (checked by perturbing them).",
+    catalogue="chen §2.1 M6; §4 E22",
+    covers=("M6", "E22"),
+)
+
+
+def _sect_case(p):
+    Ws, bs, X = network(p)
+    W = cm.cumulative(Ws, bs)[0][-1]
+    beta = np.random.default_rng(p.seed + 7).standard_normal(p.Q)
+    rng = rng_for(p.seed + 11)
+    U = 2 * rng.standard_normal((p.Q, max(p.N, 4)))
+    U[:, 0] = np.abs(U[:, 0]) + 0.1      # one point in S^+
+    U[:, 1] = -np.abs(U[:, 1]) - 0.1     # one in S^-
+    walls = rng.random(U.shape) < p.wall
+    U = np.where(walls, 0.0, U)          # some coordinates exactly on a wall
+    X = np.linalg.solve(W, U) - beta[:, None]
+    U = W @ (X + beta[:, None])          # recomputed: walls are now |u| ~ eps, snap them
+    U = np.where(walls, 0.0, U)
+    X = np.linalg.solve(W, U) - beta[:, None]
+    return W, beta, X
+
+
+@sect.numeric
+def sect_numeric(p):
+    """Fixed points = a^{-1}(closed orthant), collapse iff S^-, and the independence statements."""
+    W, beta, X = _sect_case(p)
+    U = W @ (X + beta[:, None])
+    T = cm.tau_general(W, beta, X)
+    sc = 16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)))
+    fixed = np.max(np.abs(T - X), axis=0) <= sc
+    closed_plus = np.all(U >= -sc, axis=0)
+    coll = np.max(np.abs(T + beta[:, None]), axis=0) <= sc
+    minus = np.all(U <= sc, axis=0)
+    mism = int(np.sum(fixed != closed_plus) + np.sum(coll != minus))
+    # independence: another W2 on the points in S^+ (resp. S^-) of both, beta on S^+
+    W2 = W + 0.3 * np.random.default_rng(p.seed + 13).standard_normal(W.shape)
+    U2 = W2 @ (X + beta[:, None])
+    inS = (np.all(U > 0, axis=0) & np.all(U2 > 0, axis=0)) | (np.all(U <= 0, axis=0) & np.all(U2 <= 0, axis=0))
+    T2 = cm.tau_general(W2, beta, X)
+    e_W = float(np.max(np.abs((T2 - T)[:, inS]))) if inS.any() else 0.0
+    sc = sc * max(1.0, np.linalg.cond(W2) / np.linalg.cond(W))
+    plus = np.all(U > sc, axis=0)
+    e_b = 0.0
+    if plus.any():
+        T3 = cm.tau_general(W, beta + 1e-3 * np.ones(p.Q), X[:, plus])
+        e_b = float(np.max(np.abs(T3 - X[:, plus])))
+    return Outcome.from_parts({"sector_equivalences": (mism, 0), "W_independence": (e_W, 4 * sc),
+                               "beta_independence_on_S+": (e_b, 4 * sc)},
+                              message="corrected (2.14) on the closed orthant, (2.15), independence",
+                              values={"wall_points": int(np.sum(closed_plus & ~np.all(U > 0, axis=0)))})
+
+
+sect.property(over=("Q", "N", "seed"), max_examples=15)
+
+
+@sect.falsifier("stated")
+def sect_stated(p):
+    """(2.14) as printed (fixed-point set = S^+, open orthant): the wall point u = (0, 1) is fixed but not in S^+."""
+    W, beta = np.eye(2), np.zeros(2)
+    X = np.array([[0.0], [1.0]])
+    T = cm.tau_general(W, beta, X)
+    fixed = bool(np.max(np.abs(T - X)) <= 4 * EPS)
+    in_plus = bool(np.all(W @ (X + beta[:, None]) > 0))
+    return Outcome(residual=float(fixed != in_plus), tolerance=0.0,
+                   values={"fixed": fixed, "in_S_plus": in_plus, "H_perp": [1.0, 0.0]},
+                   message="u = (0,1): tau(x) = x, x not in S^+ (H^perp = diag(1,0))")
+
+
+# ===========================================================================
+hid = Claim(
+    id="chen.hidden_layers",
+    document="chen",
+    title="Hidden layers through the truncation maps: x^(l) = W^(l)(I^(l)(x^(0)) + beta^(l))",
+    label="(2.17)",
+    section="2",
+    equation="(2.16)-(2.17), (2.23)-(2.24)",
+    lines=(224, 232),
+    statement=r"x^{(\ell)}_{j,i}=W^{(\ell)}\mathcal I^{(\ell)}(x^{(0)}_{j,i})",
+    status="erratum",
+    corrected=r"x^{(\ell)}=W^{(\ell)}\big(\mathcal I^{(\ell)}(x^{(0)})+\beta^{(\ell)}\big)=a^{(\ell)}(\mathcal I^{(\ell)}(x^{(0)}))",
+    params=_net_params(),
+    notes="E6: proof by induction, W_l x^(l-1) + b_l = W^(l)(I^(l-1) + beta^(l-1)) + b_l = W^(l)(I^(l-1) + "
+          "beta^(l)).  The same omission is in (2.23) (l.267) and (2.24) (l.271).  General (non-aligned) "
+          "invertible layers.",
+    catalogue="chen §2.1 M7; §4 E6; §3 R1",
+    covers=("M7", "E6"),
+)
+
+
+def _hid_outcome(p, printed=False):
+    Ws, bs, X = network(p)
+    Wc, bc, betas = cm.cumulative(Ws, bs)
+    xs = cm.forward(Ws, bs, X)
+    errs = []
+    for l in range(1, p.L + 1):
+        I = cm.compose(Wc[:l], betas[:l], X, general=True)
+        pred = Wc[l - 1] @ (I if printed else I + betas[l - 1][:, None])
+        errs.append(float(np.max(np.abs(xs[l] - pred))))
+    tol = 16 * p.Q * p.L * EPS * _scale(Ws, bs, X)
+    return Outcome(residual=max(errs), tolerance=tol, values={"error_per_layer": errs,
+                                                              "norm_b_cumulative": [float(np.linalg.norm(b)) for b in bc]},
+                   message=f"max_l |x^(l) - formula| = {max(errs):.2e}")
+
+
+@hid.numeric
+def hid_numeric(p):
+    """x^(l) of the network vs W^(l)(I^(l) + beta^(l)), l = 1..L."""
+    return _hid_outcome(p)
+
+
+hid.property(over=("Q", "L", "N", "seed"), max_examples=15)
+
+
+@hid.falsifier("stated", search=("seed",))
+def hid_stated(p):
+    """Printed (2.17) x^(l) = W^(l) I^(l)(x^(0)): off by W^(l) beta^(l) = b^(l)."""
+    return _hid_outcome(p, printed=True)
+
+
+# ===========================================================================
+out = Claim(
+    id="chen.output_layer",
+    document="chen",
+    title="Output layer: x^(L+1) = W^(L+1) I^(L)(x^(0)) needs b_{L+1} = -W_{L+1} b^(L)",
+    label="(2.18)",
+    section="2",
+    equation="(2.18)-(2.19)",
+    lines=(234, 240),
+    statement=r"x^{(L+1)}_{j,i}=W_Lx^{(L)}_{j,i}=W^{(L+1)}\mathcal I^{(L)}(x^{(0)}_{j,i}),\ j=1,\dots,L",
+    status="erratum",
+    corrected=r"x^{(L+1)}=W_{L+1}x^{(L)}+b_{L+1}=W^{(L+1)}\mathcal I^{(L)}(x^{(0)})\iff b_{L+1}=-W_{L+1}b^{(L)}"
+              r"\ (j=1,\dots,Q)",
+    params=_net_params(),
+    notes="E6: W_L must be W_{L+1}, 'j = 1..L' must be j = 1..Q, and the identity needs the output bias "
+          "b_{L+1} = -W_{L+1} b^(L) (without it every output is shifted by W^(L+1) beta^(L) + b_{L+1}); §8 "
+          "assumes b_{L+1} = 0 (l.1221), which contradicts it (E23, another module).",
+    catalogue="chen §2.1 M8; §4 E6",
+    covers=("M8",),
+)
+
+
+def _out_outcome(p, zero_bias=False):
+    Ws, bs, X = network(p)
+    Wc, bc, betas = cm.cumulative(Ws, bs)
+    W_out = np.random.default_rng(p.seed + 3).standard_normal((p.Q, p.Q)) + 2 * np.eye(p.Q)
+    b_out = np.zeros(p.Q) if zero_bias else -W_out @ bc[-1]
+    y = W_out @ cm.forward(Ws, bs, X)[-1] + b_out[:, None]
+    pred = (W_out @ Wc[-1]) @ cm.compose(Wc, betas, X, general=True)
+    res = float(np.max(np.abs(y - pred)))
+    tol = 16 * p.Q * (p.L + 1) * EPS * _scale(Ws + [W_out], bs, X)
+    return Outcome(residual=res, tolerance=tol, values={"shift": float(np.linalg.norm(W_out @ Wc[-1] @ betas[-1] + b_out))},
+                   message=f"|x^(L+1) - W^(L+1) I^(L)| = {res:.2e}")
+
+
+@out.numeric
+def out_numeric(p):
+    """With b_{L+1} = -W_{L+1} b^(L) the identity holds."""
+    return _out_outcome(p)
+
+
+out.property(over=("Q", "L", "N", "seed"), max_examples=15)
+
+
+@out.falsifier("stated", search=("seed",))
+def out_stated(p):
+    """b_{L+1} = 0 (as §8 assumes): every output is shifted by W^(L+1) beta^(L)."""
+    return _out_outcome(p, zero_bias=True)
+
+
+# ===========================================================================
+def _clusters_le_N(p):
+    if p.clusters > p.N:
+        raise ParamError(f"parameter clusters={p.clusters} must be <= N={p.N} (every cluster needs a point)")
+
+
+pb = Claim(
+    id="chen.pullback_cost",
+    document="chen",
+    title="The standard cost is the pull-back cost in input space (metric (W^(L+1))^T W^(L+1))",
+    label="(2.22)",
+    section="2.1",
+    equation="(2.20)-(2.22), (1.7)",
+    lines=(244, 258),
+    statement=r"\tilde{\mathcal C}_N=\tfrac12\sum_j\tfrac1{N_j}\sum_i|x^{(L+1)}_{j,i}-y_j|^2"
+              r"=\tfrac12\sum_j\tfrac1{N_j}\sum_i|\mathcal I^{(L)}(x_{j,i})-(W^{(L+1)})^{-1}y_j|^2_{\mathfrak L_0,W^{(L+1)}}",
+    status="holds",
+    params=_net_params(extra=[Param.int("clusters", 2, 1, 5, "number of labels/clusters (points split evenly)")]),
+    validate=lambda p: _clusters_le_N(p),
+    notes="Holds under the output-bias convention b_{L+1} = -W_{L+1} b^(L) of chen.output_layer (M8); "
+          "weights 1/N_j per cluster (D7).",
+    catalogue="chen §2.1 M9",
+    covers=("M9",),
+)
+
+
+def _pb_outcome(p, zero_bias=False):
+    Ws, bs, X = network(p)
+    Wc, bc, betas = cm.cumulative(Ws, bs)
+    rng = rng_for(p.seed + 5)
+    W_out = rng.standard_normal((p.Q, p.Q)) + 2 * np.eye(p.Q)
+    Y = rng.standard_normal((p.Q, p.clusters))
+    lab = np.arange(p.N) % p.clusters
+    b_out = np.zeros(p.Q) if zero_bias else -W_out @ bc[-1]
+    out_ = W_out @ cm.forward(Ws, bs, X)[-1] + b_out[:, None]
+    W_full = W_out @ Wc[-1]
+    I = cm.compose(Wc, betas, X, general=True)
+    std = pull = 0.0
+    for j in range(p.clusters):
+        m = lab == j
+        std += 0.5 * np.mean(np.sum((out_[:, m] - Y[:, [j]]) ** 2, axis=0))
+        D = I[:, m] - np.linalg.solve(W_full, Y[:, [j]])
+        pull += 0.5 * np.mean(np.sum(D * (W_full.T @ W_full @ D), axis=0))
+    tol = 64 * p.Q * (p.L + 1) * EPS * _scale(Ws + [W_out], bs, X) ** 2 * np.linalg.cond(W_full)
+    return Outcome(residual=abs(std - pull), tolerance=tol, values={"standard": std, "pullback": pull},
+                   message=f"standard {std:.6g} vs pull-back {pull:.6g}")
+
+
+@pb.numeric
+def pb_numeric(p):
+    """(2.22) first line (network) vs last line (pull-back metric in L_0)."""
+    return _pb_outcome(p)
+
+
+pb.property(over=("Q", "L", "N", "seed"), max_examples=15)
+
+
+@pb.falsifier("zero_output_bias", search=("seed",))
+def pb_zero(p):
+    """b_{L+1} = 0: the outputs are shifted by W^(L+1) beta^(L) and the two costs differ."""
+    return _pb_outcome(p, zero_bias=True)
+
+
+# ===========================================================================
+gauge = Claim(
+    id="chen.gauge_invariance",
+    document="chen",
+    title="Gauge freedom W^(L) -> A W^(L), W_{L+1} -> W_{L+1} A^{-1}",
+    label="(2.25)",
+    section="2.1",
+    equation="(2.25)",
+    lines=(262, 279),
+    statement=r"\text{the pull-back metric (and the cost) are invariant under } W^{(L)}\to AW^{(L)},\ "
+              r"W^{(L+1)}\to W^{(L+1)}A^{-1}\ \text{for any } A\in GL(M_L)",
+    status="erratum",
+    corrected=r"\text{with } W_{L+1}\to W_{L+1}A^{-1},\ b_L\to Ab_L:\ W^{(L+1)}\text{ and the metric are invariant for any }A;"
+              r"\ \text{the network and the cost only for } A \text{ positive diagonal}",
+    params=_net_params(),
+    notes="E20: as written W^(L+1) -> W^(L+1) A^{-1} changes the metric; the intended map is W_{L+1} -> "
+          "W_{L+1} A^{-1}, under which the metric tensor is trivially invariant (W^(L+1) unchanged) but the "
+          "network output W_{L+1} A^{-1} sigma(A z) equals W_{L+1} sigma(z) only when sigma(Az) = A sigma(z), "
+          "i.e. A positive diagonal (positive homogeneity of ReLU).",
+    catalogue="chen §2.1 M10; §4 E20",
+    covers=("M10", "E20"),
+)
+
+
+def _gauge_outcome(p, A):
+    Ws, bs, X = network(p)
+    W_out = np.random.default_rng(p.seed + 9).standard_normal((p.Q, p.Q)) + 2 * np.eye(p.Q)
+    b_out = np.random.default_rng(p.seed + 10).standard_normal(p.Q)
+    y0 = W_out @ cm.forward(Ws, bs, X)[-1] + b_out[:, None]
+    Ws2 = Ws[:-1] + [A @ Ws[-1]]
+    bs2 = bs[:-1] + [A @ bs[-1]]
+    W_out2 = W_out @ np.linalg.inv(A)
+    y1 = W_out2 @ cm.forward(Ws2, bs2, X)[-1] + b_out[:, None]
+    met0 = (W_out @ cm.cumulative(Ws, bs)[0][-1])
+    met1 = (W_out2 @ cm.cumulative(Ws2, bs2)[0][-1])
+    tol = 64 * p.Q * (p.L + 1) * EPS * _scale(Ws + [W_out], bs, X) * np.linalg.cond(A)
+    return Outcome.from_parts({"network_output": (float(np.max(np.abs(y1 - y0))), tol),
+                               "metric_tensor": (float(np.max(np.abs(met1.T @ met1 - met0.T @ met0))),
+                                                 tol * np.max(np.abs(met0)))},
+                              message="output and metric before/after the gauge map")
+
+
+@gauge.numeric
+def gauge_numeric(p):
+    """A positive diagonal: network output and metric unchanged."""
+    return _gauge_outcome(p, np.diag(np.random.default_rng(p.seed + 4).uniform(0.2, 5.0, p.Q)))
+
+
+gauge.property(over=("Q", "L", "N", "seed"), max_examples=15)
+
+
+@gauge.falsifier("stated", search=("seed",), fixed={"Q": 3})
+def gauge_stated(p):
+    """A = rotation x diag(1, 2, 0.5, ...) (a generic A in GL): the network output changes."""
+    rng = np.random.default_rng(p.seed + 4)
+    A = random_orthogonal(p.Q, rng) @ np.diag(np.resize([1.0, 2.0, 0.5], p.Q))
+    return _gauge_outcome(p, A)
+
+
+# ===========================================================================
+rep = Claim(
+    id="chen.reparametrisation",
+    document="chen",
+    title="Cumulative parameters are independent coordinates (as a change of variables, not as dynamics)",
+    label="l.289",
+    section="2.2",
+    equation="(2.6)",
+    lines=(287, 289),
+    statement=r"(W^{(\ell)},\beta^{(\ell)})_\ell\ \text{are independent parameters (for different }\ell,\ell')",
+    status="holds",
+    params=_net_params(L=2),
+    notes="M12: (W_l, b_l) -> (W^(l), beta^(l)) is a diffeomorphism of (GL(Q) x R^Q)^L (round trip exact).  "
+          "As dynamics it is not innocent: the Euclidean gradient flow in the cumulative coordinates is not "
+          "the gradient flow of the network in (W_l, b_l) (different metrics; falsifier 'same_dynamics').  "
+          "Cost: the composed Euclidean cost (2.26) with general cumulative matrices and one cluster.",
+    catalogue="chen §2.1 M12; §3 R6",
+    covers=("M12",),
+)
+
+
+def _rep_case(p):
+    Ws, bs, X = network(p)
+    Wc, bc, betas = cm.cumulative(Ws, bs)
+    yt = np.random.default_rng(p.seed + 1).standard_normal((1, p.Q))
+    return Ws, bs, X, Wc, betas, yt
+
+
+@rep.numeric
+def rep_numeric(p):
+    """Round trip (W_l, b_l) -> cumulative -> per-layer, and the cost is the same function in both charts."""
+    Ws, bs, X, Wc, betas, yt = _rep_case(p)
+    Ws2, bs2 = cm.per_layer(Wc, betas)
+    e = max(max(float(np.max(np.abs(a - b))) for a, b in zip(Ws, Ws2)),
+            max(float(np.max(np.abs(a - b))) for a, b in zip(bs, bs2)))
+    # cost through the network (standard forward pass, output bias convention) vs the cumulative chart
+    c_net = 0.5 * np.mean(np.sum((np.linalg.solve(Wc[-1], cm.forward(Ws, bs, X)[-1]) - betas[-1][:, None]
+                                  - yt[0][:, None]) ** 2, axis=0))
+    c_cum = cm.cost_network_general(Wc, betas, [X], yt)
+    tol = 64 * p.Q * p.L * EPS * _scale(Ws, bs, X) ** 2
+    return Outcome.from_parts({"round_trip": (e, tol), "cost_same_function": (abs(c_net - c_cum), tol * (1 + c_cum))},
+                              message="round trip and cost in both charts")
+
+
+rep.property(over=("Q", "L", "seed"), max_examples=10)
+
+
+@rep.falsifier("same_dynamics", search=("seed",), fixed={"L": 2, "Q": 2})
+def rep_dynamics(p):
+    """'The gradient flow in the cumulative parameters is the network's gradient flow': the velocity of W^(1)
+    under the per-layer flow, -dC/dW_1, differs from -dC/dW^(1) of the cumulative flow."""
+    Ws, bs, X, Wc, betas, yt = _rep_case(p)
+
+    def c_layer(W1, W2, b1, b2):
+        Wc_, _, be_ = cm.cumulative([W1, W2], [b1, b2])
+        return cm.cost_network_general(Wc_, be_, [X], yt)
+    pre1 = Ws[0] @ X + bs[0][:, None]
+    pre2 = Ws[1] @ cm.relu(pre1) + bs[1][:, None]
+    if min(np.min(np.abs(pre1)), np.min(np.abs(pre2))) < KINK:
+        return inconclusive("a pre-activation lies within 1e-3 of a ReLU kink")
+    (g1, _, _, _), (e1, _, _, _) = fd.gradient_with_error(c_layer, [Ws[0], Ws[1], bs[0], bs[1]], h=1e-6)
+    (gc, _, _, _), (ec, _, _, _) = fd.gradient_with_error(
+        lambda A, B, a, b: cm.cost_network_general([A, B], [a, b], [X], yt), [Wc[0], Wc[1], betas[0], betas[1]], h=1e-6)
+    res = float(np.max(np.abs(g1 - gc)))
+    return Outcome(residual=res, tolerance=float(np.max(e1) + np.max(ec)),
+                   message=f"|dW^(1)/ds per-layer - cumulative| = {res:.3g}")
+
+
+# ===========================================================================
+al = Claim(
+    id="chen.alignment",
+    document="chen",
+    title="Aligned cumulative weights W = W_* R: tau independent of W_*, so W^(l) = R_l w.l.o.g.",
+    label="Def 2.2, (6.2), (3.17)",
+    section="2.3, 6",
+    equation="(2.28)-(2.31), (6.1)-(6.3), (3.17)",
+    lines=(297, 321),
+    statement=r"W^{(\ell)}=W^{(\ell)}_*R_\ell\ (W_*\text{ diagonal}, R\in O(Q))\Rightarrow "
+              r"\tau^{(\ell)}=R_\ell^T\sigma(R_\ell(x+\beta^{(\ell)}))-\beta^{(\ell)}",
+    status="holds",
+    params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)), Param.int("N", 6, 1, 40, "points", search=(1, 12)),
+            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+    notes="A1: polar decomposition W = |W| R, |W| = (W W^T)^{1/2} = R~^T W_* R~; aligned iff |W| is diagonal.  "
+          "'W_* >= 0' (l.69, l.525) must be W_* > 0 (W invertible).  A2/(6.2): sigma(Dx) = D sigma(x) for "
+          "D >= 0 diagonal.  T1 (3.17): the cost, hence its (beta, R)-gradient with W_* frozen, is the same "
+          "at W_* R and at R.",
+    catalogue="chen §2.2 A1, A2; §2.4 T1",
+    covers=("A1", "A2", "T1"),
+)
+
+
+def _al_case(p):
+    rng = rng_for(p.seed)
+    R = random_orthogonal(p.Q, rng)
+    D = np.diag(rng.uniform(0.2, 5.0, p.Q))
+    beta = 0.5 * rng.standard_normal(p.Q)
+    X = rng.standard_normal((p.Q, p.N))
+    return R, D, beta, X, rng
+
+
+@al.numeric
+def al_numeric(p):
+    """Polar factors of D R, tau_{DR} = tau_R, and equal costs under random R-perturbations (W_* frozen)."""
+    R, D, beta, X, rng = _al_case(p)
+    W = D @ R
+    from solvers.matfun import psd_sqrt
+    absW = psd_sqrt(W @ W.T)
+    Rp = np.linalg.solve(absW, W)
+    yt = rng.standard_normal(p.Q)
+    e_c = 0.0
+    for _ in range(3):
+        R1 = orthogonal.cayley(0.1 * orthogonal.skew(rng.standard_normal((p.Q, p.Q)))) @ R
+        c1 = cm.cost_network_general([D @ R1], [beta], [X], yt[None])
+        c2 = cm.cost_separated([R1], [beta], [X], yt[None])
+        e_c = max(e_c, abs(c1 - c2))
+    sc = 64 * p.Q * EPS * np.linalg.cond(D) * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)))
+    return Outcome.from_parts({"abs_W_diagonal": (float(np.max(np.abs(absW - D))), sc * np.max(D)),
+                               "polar_factor": (float(np.max(np.abs(Rp - R))), sc),
+                               "tau_independent_of_W*": (float(np.max(np.abs(cm.tau_general(W, beta, X) - cm.tau(R, beta, X)))), sc),
+                               "cost_independent_of_W*": (e_c, sc * (1 + np.max(np.abs(yt))) ** 2)},
+                              message="aligned W = W_* R")
+
+
+al.property(over=("Q", "N", "seed"), max_examples=15)
+
+
+@al.falsifier("non_aligned", search=("seed",), fixed={"Q": 3})
+def al_nonaligned(p):
+    """Non-aligned W = S^T D S R (|W| not diagonal): tau_W differs from tau_R by O(1)."""
+    R, D, beta, X, rng = _al_case(p)
+    S = random_orthogonal(p.Q, rng)
+    W = S.T @ D @ S @ R
+    sc = 64 * p.Q * EPS * np.linalg.cond(D) * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)))
+    return Outcome(residual=float(np.max(np.abs(cm.tau_general(W, beta, X) - cm.tau(R, beta, X)))), tolerance=sc,
+                   message="non-aligned W")
+
+
+# ===========================================================================
+anp = Claim(
+    id="chen.alignment_not_preserved",
+    document="chen",
+    title="Alignment is a constraint: the unconstrained flow in W^(l) leaves the aligned set",
+    label="(interpretation of Def 2.2)",
+    section="2.3",
+    equation="(2.31)",
+    lines=(297, 321),
+    statement=r"\text{(implicit) the gradient flow of }\mathcal C_N\text{ in }W^{(\ell)}\text{ keeps }W^{(\ell)}=W_*R_\ell",
+    status="heuristic",
+    params=[Param.int("Q", 2, 2, 5, "dimension", search=(2, 4)), Param.int("N", 6, 1, 40, "points", search=(2, 12)),
+            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+    notes="A3 (not claimed by the paper, needed for its interpretation).  At an aligned point the Euclidean "
+          "gradient along the W_* directions is exactly 0 (A2: the cost does not depend on W_*), certified by "
+          "the numeric check; but d/ds (W W^T) = -(G W^T + W G^T) has a nonzero off-diagonal part, so the "
+          "unconstrained flow leaves the aligned set (falsifier 'preserved'; catalogue: 197/200 random states, "
+          "misalignment 0.055-0.40 along trajectories).  The paper imposes alignment by hand.",
+    catalogue="chen §2.2 A3",
+    covers=("A3",),
+)
+
+
+def _anp_case(p):
+    rng = rng_for(p.seed)
+    R = random_orthogonal(p.Q, rng)
+    D = np.diag(rng.uniform(0.5, 2.0, p.Q))
+    beta = 0.5 * rng.standard_normal(p.Q)
+    X = rng.standard_normal((p.Q, p.N))
+    yt = rng.standard_normal(p.Q)
+    W = D @ R
+    if np.min(np.abs(W @ (X + beta[:, None]))) < KINK:
+        return None
+    (G,), (E,) = fd.gradient_with_error(lambda A: cm.cost_network_general([A], [beta], [X], yt[None]), [W], h=1e-6)
+    return W, D, R, G, E
+
+
+@anp.numeric
+def anp_numeric(p):
+    """The Euclidean gradient has zero component along the W_* directions E_rr R (FD)."""
+    c = _anp_case(p)
+    if c is None:
+        return inconclusive("kink")
+    W, D, R, G, E = c
+    comp = [abs(float(np.sum(G * (np.outer(np.eye(p.Q)[r], np.eye(p.Q)[r]) @ R)))) for r in range(p.Q)]
+    return Outcome(residual=max(comp), tolerance=float(np.sum(E)), values={"W_star_components": comp},
+                   message="gradient along W_* directions")
+
+
+anp.property(over=("Q", "N", "seed"), max_examples=10)
+
+
+@anp.falsifier("preserved", search=("seed",))
+def anp_preserved(p):
+    """The off-diagonal part of d/ds (W W^T) = -(G W^T + W G^T) vanishes (it does not)."""
+    c = _anp_case(p)
+    if c is None:
+        return inconclusive("kink")
+    W, D, R, G, E = c
+    V = -(G @ W.T + W @ G.T)
+    off = V - np.diag(np.diag(V))
+    tol = 2 * float(np.sum(E)) * np.max(np.abs(W))
+    return Outcome(residual=float(np.max(np.abs(off))), tolerance=tol, message="off-diagonal velocity of W W^T")
+
+
+# ===========================================================================
+sep = Claim(
+    id="chen.cluster_separation",
+    document="chen",
+    title="Cluster-separated truncations give I^(Q)(X_l) = tau^(l)(X_l)",
+    label="Def 3.1, (3.3)-(3.5)",
+    section="3.1",
+    equation="(3.3)-(3.5)",
+    lines=(339, 358),
+    statement=r"\tau^{(\ell)}=\mathrm{id}\text{ on }X_{\ell'}\ (\ell'\ne\ell)\ \Rightarrow\ "
+              r"\mathcal I^{(Q)}(X_\ell)=\tau^{(\ell)}(X_\ell)",
+    status="gap",
+    corrected=r"\tau^{(\ell')}=\mathrm{id}\text{ near }X_\ell\ (\ell'<\ell)\text{ and near }\tau^{(\ell)}(X_\ell)\ "
+              r"(\ell'>\ell)\ \Rightarrow\ \mathcal I^{(Q)}(X_\ell)=\tau^{(\ell)}(X_\ell)",
+    params=[Param.int("Q", 2, 1, 5, "dimension", search=(2, 4)),
+            Param.int("clusters", 2, 1, 5, "clusters K <= Q", search=(1, 3)),
+            Param.int("layers", 2, 1, 6, "layers L >= K", search=(1, 4)),
+            Param.int("points_per_cluster", 6, 1, 40, "points per cluster", search=(1, 10)),
+            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+    validate=validate_QKL,
+    notes="E17/D6: the computation (3.4) applies tau^(l') (l' > l) to the truncated image tau^(l)(X_l), so "
+          "the hypothesis must hold on the images (and on neighbourhoods, so that gradients decouple).  "
+          "Instances: theorems/chen/_common.separated_instance; the D6 margin is reported.",
+    catalogue="chen §2.3 CS1; §4 E17",
+    covers=("CS1", "E17"),
+)
+
+
+@sep.numeric
+def sep_numeric(p):
+    """Under D6 (margin > 0): I^(L)(X_l) = tau^(l)(X_l) for every cluster, and (2.26) = (3.6)."""
+    clusters, yt, betas, Rs = separated_instance(p.Q, p.clusters, p.layers, p.points_per_cluster, p.seed,
+                                                 distance=3.0 * p.Q, spread=0.25)
+    m = cm.separation_margin(Rs, betas, clusters)
+    if m <= 0:
+        return inconclusive(f"the instance violates D6 (margin {m:.3g})", margin=m)
+    e = max(float(np.max(np.abs(cm.compose(Rs, betas, X) - cm.tau(Rs[j], betas[j], X))))
+            for j, X in enumerate(clusters))
+    dc = abs(cm.cost_composed(Rs, betas, clusters, yt) - cm.cost_separated(Rs, betas, clusters, yt))
+    sc = 16 * p.Q * p.layers * EPS * (1 + 3.0 * p.Q * 2)
+    return Outcome.from_parts({"composition_3_5": (e, sc), "cost_3_6": (dc, sc * 10 * p.Q)},
+                              message=f"D6 margin {m:.3g}", values={"margin": m})
+
+
+sep.property(over=("Q", "clusters", "layers", "points_per_cluster", "seed"), max_examples=10)
+
+
+@sep.falsifier("stated")
+def sep_stated(p):
+    """Literal Def 3.1 (catalogue E17): Q = 2, R_1 = I, R_2 = -I, beta_1 = 0, beta_2 = (.5,.5), X_1 = (-1,-1),
+    X_2 = (3,3): tau^(1) = id on X_2 and tau^(2) = id on X_1, yet I^(2)(X_1) = (-.5,-.5) != tau^(1)(X_1) = (0,0)."""
+    Rs = [np.eye(2), -np.eye(2)]
+    betas = [np.zeros(2), np.array([0.5, 0.5])]
+    X1, X2 = np.array([[-1.0], [-1.0]]), np.array([[3.0], [3.0]])
+    lit = (np.max(np.abs(cm.tau(Rs[0], betas[0], X2) - X2)) == 0 and np.max(np.abs(cm.tau(Rs[1], betas[1], X1) - X1)) == 0)
+    if not lit:
+        return inconclusive("the literal hypothesis does not hold on this example")
+    res = float(np.max(np.abs(cm.compose(Rs, betas, X1) - cm.tau(Rs[0], betas[0], X1))))
+    return Outcome(residual=res, tolerance=8 * EPS, values={"I2_X1": cm.compose(Rs, betas, X1).ravel().tolist(),
+                                                            "tau1_X1": cm.tau(Rs[0], betas[0], X1).ravel().tolist(),
+                                                            "D6_margin": cm.separation_margin(Rs, betas, [X1, X2])},
+                   message="literal Def 3.1 holds but (3.5) fails")
+
+
+# ===========================================================================
+bv = Claim(
+    id="chen.bias_variance",
+    document="chen",
+    title="Per-cluster cost (3.6)/(3.15) and its bias-variance split (3.7)",
+    label="(3.6)-(3.8), (3.15)",
+    section="3.1-3.2",
+    equation="(3.6)-(3.8), (3.14)-(3.15)",
+    lines=(360, 417),
+    statement=r"\mathcal C_N=\tfrac12\sum_\ell\tfrac1{N_\ell}\mathrm{Tr}|\Delta\tau^{(\ell)}(X_\ell)|^2"
+              r"+\tfrac12\sum_\ell|\overline{\tau^{(\ell)}}-\tilde y_\ell|^2=\tfrac12\sum_\ell\int\mu_\ell|\tau^{(\ell)}-\tilde y_\ell|^2",
+    status="holds",
+    params=sep.params,
+    validate=sep.validator,
+    notes="CS2/CS3.  The printed second sum of (3.7) runs over j with summand indexed by l (typo).",
+    catalogue="chen §2.3 CS2, CS3",
+    covers=("CS2", "CS3"),
+)
+
+
+def _bv_outcome(p, with_variance=True):
+    clusters, yt, betas, Rs = separated_instance(p.Q, p.clusters, p.layers, p.points_per_cluster, p.seed,
+                                                 distance=3.0 * p.Q, spread=0.25)
+    c36 = cm.cost_separated(Rs, betas, clusters, yt)
+    split = 0.0
+    for j, X in enumerate(clusters):
+        T = cm.tau(Rs[j], betas[j], X)
+        mean = T.mean(axis=1)
+        if with_variance:
+            split += 0.5 / X.shape[1] * np.sum((T - mean[:, None]) ** 2)
+        split += 0.5 * np.sum((mean - yt[j]) ** 2)
+    sc = 64 * p.Q * EPS * (1 + c36) * (1 + 6.0 * p.Q) ** 2
+    return Outcome(residual=abs(c36 - split), tolerance=sc, values={"cost": c36, "split": split},
+                   message=f"(3.6) {c36:.8g} vs split {split:.8g}")
+
+
+@bv.numeric
+def bv_numeric(p):
+    """(3.6) vs variance + bias terms (3.7)."""
+    return _bv_outcome(p)
+
+
+bv.property(over=("Q", "clusters", "points_per_cluster", "seed"), max_examples=10)
+
+
+@bv.falsifier("bias_only", search=("seed",))
+def bv_bias_only(p):
+    """Dropping the variance term: wrong as soon as a truncated cluster has spread."""
+    return _bv_outcome(p, with_variance=False)
