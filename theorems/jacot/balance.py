@@ -1,0 +1,258 @@
+"""Balancedness of fully-connected ReLU networks (App. A.3, l.460-462; catalogue B1).
+
+Rescaling the incoming weights and bias of a hidden neuron by alpha > 0 and its outgoing weights by 1/alpha
+leaves the function unchanged (positive homogeneity of the ReLU), so at an optimum of the L2-regularised
+loss the scaling minimising ``alpha^2 (|W_{l,i}|^2 + b_{l,i}^2) + alpha^-2 |W_{l+1,.i}|^2`` is alpha = 1:
+in-norm = out-norm per neuron, summed ``|W_l|^2 + |b_l|^2 = |W_{l+1}|^2`` and
+``|W_l|^2 = |W_1|^2 + sum_{k<l} |b_k|^2``.
+
+Tight stationarity of a trained ReLU net is out of reach (L-BFGS stalls on the ReLU kinks; catalogue B1 and
+R3), so the check minimises the *full* regularised loss along the rescaling orbits of all hidden neurons jointly
+(BFGS in the log-scales, gradients backpropagated through the true loss) starting from a briefly trained
+network: every local minimum of the loss is a minimum along these orbits, and the orbit minimum is where the
+balance identities are asserted.  The optimiser never sees the
+balance condition, so a non-homogeneous activation (tanh) or an unregularised bias refutes them.
+The Leaky-ResNet analogue (Prop 10, factor 2, erratum E1) is ``jacot.weight_norm_growth``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+from scipy.optimize import minimize
+
+from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+
+EPS = np.finfo(float).eps
+
+claim = Claim(
+    id="jacot.fcnn_balancedness",
+    document="jacot",
+    title="Balancedness of ReLU FCNNs at an optimum: |W_l|^2 + |b_l|^2 = |W_{l+1}|^2 (incoming = outgoing norm)",
+    label="App. A.3 (B1)",
+    section="A.3",
+    equation="l.460-462",
+    lines=(460, 462),
+    statement=r"\|W_{\ell,i}\|^2+\|b_{\ell,i}\|^2=\|W_{\ell+1,\cdot i}\|^2,\quad \|W_\ell\|_F^2+\|b_\ell\|^2=\|W_{\ell+1}\|_F^2,"
+              r"\quad \|W_\ell\|_F^2=\|W_1\|_F^2+\sum_{k=1}^{\ell-1}\|b_k\|^2",
+    status="holds",
+    params=[
+        Param.int("d_in", 3, 1, 16, "input dimension", search=(1, 4)),
+        Param.int("width", 5, 1, 16, "hidden width", search=(2, 6)),
+        Param.int("depth", 4, 2, 8, "number of weight layers (depth - 1 hidden layers)", search=(2, 4)),
+        Param.int("d_out", 2, 1, 16, "output dimension", search=(1, 3)),
+        Param.int("N", 20, 1, 500, "training points", search=(5, 30)),
+        Param.float("lam", 0.01, 0.0, 10.0, "L2 regularisation lambda (on all weights and biases)", low_open=True,
+                    search=(0.002, 0.05)),
+        Param.int("train_iters", 150, 0, 10_000, "L-BFGS iterations of the preliminary training"),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed of the data, the teacher and the initial weights", search=(0, 10_000)),
+    ],
+    validate=lambda p: _validate(p),
+    notes="Loss: 1/N |Y - f_theta(X)|^2 + lam/2 sum_l (|W_l|^2 + |b_l|^2), ReLU hidden layers, linear output. "
+          "Orbit minimisation: BFGS over beta = log alpha of every hidden neuron on the full loss, gradient by the "
+          "chain rule through backprop of the full loss (the optimiser never uses the balance condition). Error model: at the returned point the FD "
+          "gradient g and its error estimate e (solvers.fd.gradient_with_error) bound |d loss/d beta_i| <= |g_i| + "
+          "e_i; with a rescaling-invariant data term d loss/d beta_i = lam (u_i - v_i) (u: incoming, v: outgoing "
+          "squared norm), so the tolerance per neuron is 10 (|g_i| + e_i)/lam + 10 eps (u_i + v_i), summed over a "
+          "layer for the layer identities and over layers for the cumulative one. A trained net that collapsed to "
+          "zero (lambda too large) is inconclusive.",
+    catalogue="jacot §2.7 B1",
+    covers=("B1",),
+)
+
+
+def _validate(p):
+    if p.depth < 2:
+        raise ParamError("parameter depth must be >= 2 (at least one hidden layer)")
+
+
+class _Net:
+    """A small FCNN with hand-written forward/backward passes; parameters as a list [(W_1, b_1), ...]."""
+
+    def __init__(self, p, act="relu", reg_bias=True):
+        rng = np.random.default_rng(p.seed)
+        self.dims = [p.d_in] + [p.width] * (p.depth - 1) + [p.d_out]
+        self.X = rng.standard_normal((p.d_in, p.N))
+        T = [rng.standard_normal((a, b)) / np.sqrt(b) for b, a in zip(self.dims[:-1], self.dims[1:])]
+        h = self.X
+        for W in T[:-1]:
+            h = np.maximum(W @ h, 0.0)
+        self.Y = 3.0 * T[-1] @ h  # a random teacher of the same shape (scaled: a non-trivial optimum)
+        self.lam, self.act, self.reg_bias, self.N = p.lam, act, reg_bias, p.N
+        self.shapes = [(a, b) for b, a in zip(self.dims[:-1], self.dims[1:])]
+        self.theta0 = 0.5 * rng.standard_normal(sum(a * b + a for a, b in self.shapes))
+
+    def unpack(self, th):
+        out, o = [], 0
+        for a, b in self.shapes:
+            W = th[o:o + a * b].reshape(a, b)
+            o += a * b
+            out.append((W, th[o:o + a]))
+            o += a
+        return out
+
+    @staticmethod
+    def pack(P):
+        return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in P])
+
+    def _phi(self, z):
+        return np.maximum(z, 0.0) if self.act == "relu" else np.tanh(z)
+
+    def data(self, P):
+        h = self.X
+        for W, b in P[:-1]:
+            h = self._phi(W @ h + b[:, None])
+        W, b = P[-1]
+        r = W @ h + b[:, None] - self.Y
+        return float(np.sum(r * r) / self.N)
+
+    def reg(self, P):
+        return 0.5 * self.lam * sum(float(np.sum(W * W)) + (float(np.sum(b * b)) if self.reg_bias else 0.0) for W, b in P)
+
+    def loss(self, P):
+        return self.data(P) + self.reg(P)
+
+    def loss_grad(self, th):
+        P = self.unpack(th)
+        hs, zs = [self.X], []
+        for W, b in P[:-1]:
+            z = W @ hs[-1] + b[:, None]
+            zs.append(z)
+            hs.append(self._phi(z))
+        W, b = P[-1]
+        r = W @ hs[-1] + b[:, None] - self.Y
+        g = 2 * r / self.N
+        grads = []
+        for l in range(len(P) - 1, -1, -1):
+            W, b = P[l]
+            grads.append((g @ hs[l].T + self.lam * W, g.sum(axis=1) + (self.lam * b if self.reg_bias else 0.0)))
+            if l > 0:
+                g = W.T @ g
+                g = g * (zs[l - 1] > 0) if self.act == "relu" else g * (1 - np.tanh(zs[l - 1]) ** 2)
+        return self.loss(P), self.pack(grads[::-1])
+
+    def train(self, iters):
+        if iters == 0:
+            return self.unpack(self.theta0.copy())
+        res = minimize(self.loss_grad, self.theta0, jac=True, method="L-BFGS-B", options={"maxiter": iters})
+        return self.unpack(res.x)
+
+
+def _rescale_all(P, beta):
+    """Scale every hidden neuron: incoming (W_l[i], b_l[i]) by e^{beta_{l,i}}, outgoing W_{l+1}[:, i] by e^{-beta_{l,i}}."""
+    Q = [(W.copy(), b.copy()) for W, b in P]
+    o = 0
+    for l in range(len(P) - 1):
+        n = P[l][0].shape[0]
+        a = np.exp(beta[o:o + n])
+        Q[l] = (Q[l][0] * a[:, None], Q[l][1] * a)
+        Q[l + 1] = (Q[l + 1][0] / a[None, :], Q[l + 1][1])
+        o += n
+    return Q
+
+
+def _orbit_minimise(net, P):
+    """Minimise the full loss over all neurons' log-scales beta (BFGS; the gradient is the chain rule through the
+    backpropagated gradient of the true loss, data term included, so the optimiser never uses the balance
+    condition); return the minimiser, and the finite-difference gradient there with its error estimate
+    (solvers.fd.gradient_with_error, independent of the backward pass)."""
+    from solvers import fd
+
+    nb = sum(W.shape[0] for W, _ in P[:-1])
+    f = lambda beta: net.loss(_rescale_all(P, beta))  # noqa: E731
+
+    def jac(beta):
+        Q = _rescale_all(P, beta)
+        _, gth = net.loss_grad(net.pack(Q))
+        G = net.unpack(gth)
+        out = []
+        for l in range(len(Q) - 1):
+            (W, b), (GW, Gb) = Q[l], G[l]
+            out.append(np.sum(GW * W, axis=1) + Gb * b - np.sum(G[l + 1][0] * Q[l + 1][0], axis=0))
+        return np.concatenate(out)
+    res = minimize(f, np.zeros(nb), jac=jac, method="BFGS", options={"gtol": 1e-12, "maxiter": 2000})
+    (g,), (err,) = fd.gradient_with_error(f, [res.x], h=1e-5)
+    return _rescale_all(P, res.x), res, g, err
+
+
+def _norms(P, l, reg_bias=True):
+    """Per-neuron (in, out) squared norms of hidden layer l."""
+    W, b = P[l]
+    u = np.sum(W * W, axis=1) + (b * b if reg_bias else 0.0)
+    v = np.sum(P[l + 1][0] ** 2, axis=0)
+    return u, v
+
+
+def _outcome(p, act="relu", reg_bias=True):
+    net = _Net(p, act=act, reg_bias=reg_bias)
+    P0 = net.train(p.train_iters)
+    if max(float(np.sum(W * W)) for W, _ in P0[:-1]) < 1e-6:
+        return inconclusive("the trained network is (nearly) the zero network: lambda too large for this teacher")
+    d0, l0 = net.data(P0), net.loss(P0)
+    P, res, g, err = _orbit_minimise(net, P0)
+    d1, l1 = net.data(P), net.loss(P)
+    parts, gaps, cum_tol = {}, [], []
+    # data term invariance along the orbit (rounding of a forward pass: ~ depth * width * eps * scale)
+    parts["data term invariant"] = (abs(d1 - d0), 100 * p.depth * p.width * EPS * max(d0, 1.0))
+    o = 0
+    for l in range(len(P) - 1):
+        u, v = _norms(P, l)  # the printed identity always includes the bias
+        n = u.size
+        # first-order optimality along the orbit: |d loss/d beta_i| <= |g_i| + err_i, and with an invariant data term
+        # d loss/d beta_i = lam (u_i - v_i)  (reg = lam/2 (e^{2b} u + e^{-2b} v)); factor 10 safety, plus rounding
+        tol_i = 10 * (np.abs(g[o:o + n]) + err[o:o + n]) / net.lam + 10 * EPS * (u + v)
+        o += n
+        parts[f"neurons of layer {l + 1}"] = (float(np.max(np.abs(u - v) / tol_i)), 1.0)
+        parts[f"|W_{l + 1}|^2 + |b_{l + 1}|^2 = |W_{l + 2}|^2"] = (abs(float(u.sum() - v.sum())), float(tol_i.sum()))
+        gaps.append(float(u.sum() - v.sum()))
+        cum_tol.append(float(tol_i.sum()))
+    # cumulative form |W_l|^2 = |W_1|^2 + sum_{k<l} |b_k|^2 for l = 2..depth
+    W1 = float(np.sum(P[0][0] ** 2))
+    for l in range(1, len(P)):
+        lhs = float(np.sum(P[l][0] ** 2))
+        rhs = W1 + sum(float(np.sum(P[k][1] ** 2)) for k in range(l))
+        parts[f"|W_{l + 1}|^2 = |W_1|^2 + sum b"] = (abs(lhs - rhs), float(sum(cum_tol[:l])))
+    values = {"data_before": d0, "data_after": d1, "loss_before": l0, "loss_after": l1, "bfgs_iterations": int(res.nit),
+              "fd_gradient_max": float(np.max(np.abs(g))), "fd_error_max": float(np.max(err)), "layer_gaps": gaps,
+              "layer_norms_W": [float(np.sum(W * W)) for W, _ in P], "bias_norms": [float(np.sum(b * b)) for _, b in P]}
+    return Outcome.from_parts(parts, message=f"orbit minimum after {res.nit} BFGS steps (loss {l0:.8g} -> {l1:.8g}, "
+                                             f"data term {d0:.8g} -> {d1:.8g})", values=values)
+
+
+@claim.numeric
+def _(p):
+    """Minimise the true loss along every neuron's rescaling orbit (BFGS); assert the per-neuron, per-layer and
+    cumulative identities there, and that the data term did not move."""
+    return _outcome(p)
+
+
+claim.property(over=("d_in", "width", "depth", "d_out", "N", "lam", "seed"), max_examples=6)
+
+
+@claim.falsifier("tanh")
+def _(p):
+    """tanh is not positively homogeneous: the loss' minimum along the (no longer symmetric) orbit is unbalanced."""
+    return _outcome(p, act="tanh")
+
+
+@claim.falsifier("unregularised_bias")
+def _(p):
+    """Biases not regularised: the orbit minimum balances |W_{l,i}|^2 = |W_{l+1,.i}|^2, so the printed identity with
+    |b_l|^2 fails by |b_l|^2."""
+    return _outcome(p, reg_bias=False)
+
+
+@claim.symbolic(timeout=30)
+def _():
+    """min_{alpha > 0} alpha^2 u + alpha^-2 v: the stationary point alpha^4 = v/u gives alpha^2 u = alpha^-2 v = sqrt(uv),
+    a minimum (second derivative 8u > 0); summing the per-neuron identity over a layer gives the layer form."""
+    a, u, v = sp.symbols("alpha u v", positive=True)
+    f = a**2 * u + v / a**2
+    sols = sp.solve(sp.diff(f, a), a)
+    bad = 0 if len(sols) == 1 else 1
+    s = sols[0]
+    bad += int(sp.simplify(s**2 * u - v / s**2) != 0)
+    bad += int(sp.simplify(sp.diff(f, a, 2).subs(a, s) - 8 * u) != 0)
+    bad += int(sp.simplify(f.subs(a, s) - 2 * sp.sqrt(u * v)) != 0)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.solve/simplify", "alpha*": str(s),
+                   "proved": "the optimal rescaling balances incoming and outgoing squared norms"},
+                   message="failed identities")

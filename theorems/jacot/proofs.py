@@ -1,0 +1,725 @@
+"""Errata in the proofs and side remarks of Jacot & Kaiser (catalogue §4): E3 (Prop 1's proof), E5, E6
+(Prop 6 = Prop 2's proof), E12 (l.142 wording), E15 (Fig. 1 caption), E17 (Prop 10's proof), E18 (Prop 7's
+proof) and E19 (l.134, an overstatement: a gap).
+
+Each erratum is encoded twice: the printed form is the falsifier ``stated`` (refuted on the shown
+instance), the corrected form the numeric check (certified), plus SymPy where the catalogue gives algebra.
+Costs of identity and image conditions come from ``solvers.leaky``; the stable-minimum candidates, the
+Caratheodory path and the COI rounding model from ``theorems.jacot.minima``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import sympy as sp
+
+from solvers import leaky
+from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.jacot.minima import (caratheodory, coi_path, coi_tol, escape_search, kplus_ones, nonneg_lowrank,
+                                   ones_in_rowspace)
+
+EPS = np.finfo(float).eps
+
+
+def _stable_params(w=6, N=5, k=3):
+    return [
+        Param.int("w", w, 1, 32, "neurons (rows of the stable minimum A = |G1||G2|)", search=(2, 7)),
+        Param.int("N", N, 2, 32, "data points", search=(3, 7)),
+        Param.int("k", k, 1, 31, "inner dimension (k < N: 1 not in Im A^T)", search=(1, 2)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+    ]
+
+
+def _stable_A(p):
+    """A non-negative candidate with 1 not in Im A^T (a stable minimum, jacot.stable_minima), or None."""
+    if p.k >= p.N:
+        return None
+    A = nonneg_lowrank(p.w, p.N, p.k, p.seed)
+    return None if ones_in_rowspace(A) else A
+
+
+# ---------------------------------------------------------------------------
+# E3: Prop 1's proof
+e3 = Claim(
+    id="jacot.erratum_prop1_proof",
+    document="jacot",
+    title="Prop 1's proof: the optimiser's value is |A|_*/|A|_F^2 |sqrt A|_F^2, over B with Im A^T in Im B^T",
+    label="Prop 1 proof (E3)",
+    section="2.3",
+    equation="l.123",
+    lines=(123, 123),
+    statement=r"\min_{\|B\|_F\le\|A\|_F}\|AB^+\|_F^2=\|AB^+\|_F^2\big|_{B=\frac{\|A\|_F}{\sqrt{\|A\|_*}}\sqrt A}"
+              r"=\frac{\|A\|_*^2}{\|A\|_F^2}\|\sqrt A\|_F^2=\frac{\|A\|_*^2}{\|A\|_F^2}",
+    status="erratum",
+    corrected=r"\min_{\|B\|_F\le\|A\|_F,\ \mathrm{Im}A^T\subseteq\mathrm{Im}B^T}\|AB^+\|_F^2=\frac{\|A\|_*}{\|A\|_F^2}"
+              r"\|\sqrt A\|_F^2=\frac{\|A\|_*^2}{\|A\|_F^2},\ \text{at }B=\frac{\|A\|_F}{\sqrt{\|A\|_*}}U\Sigma^{1/2}V^T",
+    params=[
+        Param.int("w", 3, 1, 32, "rows of A", search=(1, 5)),
+        Param.int("N", 4, 1, 32, "columns of A", search=(1, 6)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed of A and of the random competitors B", search=(0, 10_000)),
+        Param.int("n_B", 200, 1, 10_000, "random competitors B with Im A^T in Im B^T and |B|_F = |A|_F"),
+    ],
+    notes="E3: the middle expression has |A|_*^2 for |A|_* (|sqrt A|_F^2 = |A|_*); the minimum must be restricted "
+          "to Im A^T ⊆ Im B^T (otherwise a B with orthogonal row space gives 0); sqrt A = U Sigma^{1/2} V^T. "
+          "Prop 1's statement itself is jacot.coi_lower_bound.",
+    catalogue="jacot §2.3 P1; §4 E3",
+    covers=("E3",),
+)
+
+
+def _e3_data(p):
+    rng = np.random.default_rng(p.seed)
+    A = rng.standard_normal((p.w, p.N))
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    keep = s > max(A.shape) * EPS * s[0]
+    U, s, Vt = U[:, keep], s[keep], Vt[keep]
+    nuc, fro2 = float(s.sum()), float((s * s).sum())
+    sqrtA = (U * np.sqrt(s)) @ Vt
+    Bstar = np.sqrt(fro2) / np.sqrt(nuc) * sqrtA
+    val = float(np.linalg.norm(A @ np.linalg.pinv(Bstar)) ** 2)
+    # Error model: pinv of B* loses cond(B*) = sqrt(cond A) digits; |.|^2 relative ~ 10 r max(w,N) eps cond(A)
+    tol = 10 * len(s) * max(A.shape) * EPS * float(s[0] / s[-1]) * max(val, 1.0)
+    return A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng
+
+
+@e3.numeric
+def _(p):
+    """|AB*^+|^2 = |A|_*/|A|_F^2 |sqrt A|^2 = srank; B* feasible; no random B with the same row space does better."""
+    A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    srank = nuc**2 / fro2
+    middle = nuc / fro2 * float(np.sum(sqrtA * sqrtA))
+    best = np.inf
+    for _ in range(p.n_B):  # competitors: B = G V^T, the row space of A (Im A^T ⊆ Im B^T), |B|_F = |A|_F
+        B = rng.standard_normal((p.w, len(s))) @ Vt
+        B *= np.sqrt(fro2) / np.linalg.norm(B)
+        if np.linalg.matrix_rank(B) < len(s):
+            continue
+        best = min(best, float(np.linalg.norm(A @ np.linalg.pinv(B)) ** 2))
+    return Outcome.from_parts({
+        "|AB*^+|^2 = srank": (abs(val - srank), tol),
+        "corrected middle = srank": (abs(middle - srank), tol),
+        "|B*|_F <= |A|_F": (max(0.0, float(np.linalg.norm(Bstar)) - np.sqrt(fro2)), 10 * EPS * np.sqrt(fro2)),
+        "random B not below": (max(0.0, srank - best), tol)},
+        message=f"srank {srank:.12g}, |AB*^+|^2 {val:.12g}, best random competitor {best:.6g}",
+        values={"srank": srank, "value_at_Bstar": val, "corrected_middle": middle, "best_random_B": best})
+
+
+e3.property(over=("w", "N", "seed"), max_examples=15, fixed={"n_B": 30})
+
+
+@e3.falsifier("stated")
+def _(p):
+    """The printed middle expression |A|_*^2/|A|_F^2 |sqrt A|_F^2 against |AB*^+|^2."""
+    A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    printed = nuc**2 / fro2 * float(np.sum(sqrtA * sqrtA))
+    return Outcome(residual=abs(printed - val), tolerance=tol, values={"printed_middle": printed, "value_at_Bstar": val},
+                   message=f"printed middle {printed:.10g} vs |AB*^+|^2 = {val:.10g}")
+
+
+@e3.falsifier("unconstrained_min", fixed={"w": 3, "N": 4})
+def _(p):
+    """Drop Im A^T ⊆ Im B^T: B with row space orthogonal to A's (|B|_F = |A|_F) gives |AB^+|^2 = 0 < srank."""
+    A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    if len(s) >= p.N:
+        return inconclusive("A has full column rank: no row space orthogonal to A's (take w < N)")
+    Q, _ = np.linalg.qr(np.hstack([Vt.T, rng.standard_normal((p.N, p.N - len(s)))]))
+    perp = Q[:, len(s):].T
+    B = rng.standard_normal((p.w, perp.shape[0])) @ perp
+    B *= np.sqrt(fro2) / np.linalg.norm(B)
+    v = float(np.linalg.norm(A @ np.linalg.pinv(B)) ** 2)
+    srank = nuc**2 / fro2
+    return Outcome(residual=max(0.0, srank - v), tolerance=tol, values={"|AB^+|^2": v, "srank": srank},
+                   message=f"unconstrained minimum candidate {v:.2e} < stable rank {srank:.6g}")
+
+
+@e3.symbolic(timeout=30)
+def _():
+    """Diagonal A = diag(s): B = c diag(sqrt s) with c^2 = |A|_F^2/|A|_*: |AB^+|^2 = |A|_*^2/|A|_F^2 = corrected middle;
+    the printed middle is |A|_* times larger."""
+    s = sp.symbols("s0:3", positive=True)
+    nuc, fro2 = sum(s), sum(x**2 for x in s)
+    c2 = fro2 / nuc
+    val = sum((x / sp.sqrt(x)) ** 2 / c2 for x in s)  # (s_i / (c sqrt s_i))^2
+    sq = sum(sp.sqrt(x) ** 2 for x in s)  # |sqrt A|_F^2 = |A|_*
+    bad = int(sp.cancel(val - nuc**2 / fro2) != 0) + int(sp.cancel(nuc / fro2 * sq - nuc**2 / fro2) != 0)
+    bad += int(sp.cancel(sum(c2 * sp.sqrt(x) ** 2 for x in s) - fro2) != 0)  # |B|_F^2 = |A|_F^2
+    printed_ratio = sp.cancel((nuc**2 / fro2 * sq) / (nuc**2 / fro2))
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "printed/true": str(printed_ratio),
+                   "proved": "value at the optimiser = corrected middle = |A|_*^2/|A|_F^2, |B|_F = |A|_F; printed = |A|_* x true"},
+                   message="identities that failed")
+
+
+# ---------------------------------------------------------------------------
+# E5: Prop 6 proof, l.330
+e5 = Claim(
+    id="jacot.erratum_prop6_bound",
+    document="jacot",
+    title="Prop 6's proof, l.330: the bound is |sigma(A_i)|^2 - 1 >= |A_i|^2 (not |A_i|^2 + 1)",
+    label="Prop 6 proof (E5)",
+    section="A.1",
+    equation="l.318, l.330",
+    lines=(312, 330),
+    statement=r"\|\sigma(A_i)\|^2-1\ \ge\ \|A_i\|^2+1",
+    status="erratum",
+    corrected=r"\|\sigma(A_i)\|^2-2+\mathbf 1^TK^+\mathbf 1\ge\|A_i\|^2,\ \mathbf 1^TK^+\mathbf 1\le1\ \Rightarrow\ "
+              r"\|\sigma(A_i)\|^2-1\ge\|A_i\|^2",
+    params=_stable_params(),
+    notes="E5. A_i is column i and sigma(A_i) includes the appended 1. With |sigma(A_i)|^2 <= |A_i|^2 + 1 the printed "
+          "line gives 1 >= 2 (no stable minima at all, contradicting A = 0); the corrected line gives equality, "
+          "hence A_i >= 0 and 1^T K^+ 1 = 1. Checked at stable minima A = |G1||G2| (1 not in Im A^T), where also "
+          "the l.314 simplification Kbar_i^T K^+ Kbar_i = |sigma(A_i)|^2 - 2 + 1^T K^+ 1 is verified.",
+    catalogue="jacot §2.3 P2.iii, P2.v; §4 E5",
+    covers=("E5",),
+)
+
+
+def _e5_terms(A):
+    K = leaky.gram(A)
+    Kp = np.linalg.pinv(K, hermitian=True)
+    x = float(np.sum(kplus_ones(A)))
+    Kbar = leaky.gram(A, bias=False)
+    S = leaky.sigma(A)
+    sig2 = np.sum(S * S, axis=0)  # |sigma(A_i)|^2 with the appended 1
+    a2 = np.sum(A * A, axis=0)
+    quad = np.array([Kbar[:, i] @ Kp @ Kbar[:, i] for i in range(A.shape[1])])
+    tol = coi_tol(A) * max(float(np.max(sig2)), 1.0) * 10
+    return x, sig2, a2, quad, tol
+
+
+@e5.numeric
+def _(p):
+    """At a stable minimum: the l.314 simplification, the l.318 inequality and the corrected l.330 line, per column."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T (k >= N or degenerate draw): A is not a stable minimum")
+    x, sig2, a2, quad, tol = _e5_terms(A)
+    return Outcome.from_parts({
+        "l.314 identity": (float(np.max(np.abs(quad - (sig2 - 2 + x)))), tol),
+        "l.318 inequality": (float(np.max(np.maximum(0.0, a2 - (sig2 - 2 + x)))), tol),
+        "corrected l.330": (float(np.max(np.maximum(0.0, a2 - (sig2 - 1)))), tol)},
+        message=f"1^T K^+ 1 = {x:.12g}; min_i (|sigma(A_i)|^2 - 1 - |A_i|^2) = {float(np.min(sig2 - 1 - a2)):.2e}",
+        values={"1^T K^+ 1": x, "slack_corrected": (sig2 - 1 - a2).tolist()})
+
+
+e5.property(over=("w", "N", "k", "seed"), max_examples=12)
+
+
+@e5.falsifier("stated")
+def _(p):
+    """The printed l.330 at the same stable minimum: |sigma(A_i)|^2 - 1 >= |A_i|^2 + 1 fails by 1."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T: not a stable minimum")
+    x, sig2, a2, quad, tol = _e5_terms(A)
+    gap = float(np.max((a2 + 1) - (sig2 - 1)))
+    return Outcome(residual=max(0.0, gap), tolerance=tol, values={"violation": gap},
+                   message=f"(|A_i|^2 + 1) - (|sigma(A_i)|^2 - 1) = {gap:.12g} > 0")
+
+
+@e5.symbolic(timeout=30)
+def _():
+    """s = |sigma(A_i)|^2, a = |A_i|^2, x = 1^T K^+ 1: (s - 1 - a) = (s - 2 + x - a) + (1 - x), a sum of two
+    non-negative terms; the printed (s - 1) - (a + 1) = (s - (a + 1)) - 1 <= -1 since s <= a + 1."""
+    s, a, x = sp.symbols("s a x", real=True)
+    bad = int(sp.expand((s - 1 - a) - ((s - 2 + x - a) + (1 - x))) != 0)
+    bad += int(sp.expand(((s - 1) - (a + 1)) - ((s - (a + 1)) - 1)) != 0)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand",
+                   "proved": "corrected line follows from l.318 and 1^T K^+ 1 <= 1; printed line contradicts s <= a + 1"},
+                   message="identities that failed")
+
+
+# ---------------------------------------------------------------------------
+# E6: Prop 6 proof, l.332-338
+e6 = Claim(
+    id="jacot.erratum_prop6_limit",
+    document="jacot",
+    title="Prop 6's proof, l.334-336: bounding the Sherman-Morrison term by x/(1+x) only gives |A|_K^2 >= |A|_Kbar^2 - 1",
+    label="Prop 6 proof (E6)",
+    section="A.1",
+    equation="l.334-338",
+    lines=(332, 338),
+    statement=r"\|A\|_K^2\ge\lim_{\gamma\searrow0}\|A\|^2_{\bar K+\gamma I}-\frac{\mathbf 1^T(\bar K+\gamma I)^{-1}\mathbf 1}"
+              r"{1+\mathbf 1^T(\bar K+\gamma I)^{-1}\mathbf 1}=\|A\|^2_{\bar K}",
+    status="erratum",
+    corrected=r"\|A\|_K^2=\lim_{\gamma\searrow0}\|A\|^2_{\bar K+\gamma I}-\frac{\mathbf 1^T(\bar K+\gamma)^{-1}\bar K(\bar K+\gamma)^{-1}"
+              r"\mathbf 1}{1+x_\gamma},\ \ \frac{\mathbf 1^T(\bar K+\gamma)^{-1}\bar K(\bar K+\gamma)^{-1}\mathbf 1}{1+x_\gamma}\le"
+              r"\frac{\|\bar K^{+1/2}\mathbf 1\|^2}{1+x_\gamma}\to0,\ \text{so }\|A\|_K^2=\|A\|^2_{\bar K}",
+    params=_stable_params() + [Param.float("gamma_min", 1e-8, 0.0, 1e-2, "smallest gamma of the sequence 1e-2 ... gamma_min",
+                                           low_open=True)],
+    notes="E6: x_gamma = 1^T (Kbar + gamma)^{-1} 1 -> infinity (1 not in Im Kbar), so x/(1+x) -> 1 and the printed chain "
+          "only yields |A|_K^2 >= |A|_Kbar^2 - 1; the true subtracted term has a bounded numerator. Checked at "
+          "stable minima A = |G1||G2| (A^T A = Kbar there).",
+    catalogue="jacot §2.3 P2.vi; §4 E6",
+    covers=("E6",),
+)
+
+
+def _e6_terms(A, gammas):
+    Kbar = leaky.gram(A, bias=False)
+    lam, V = np.linalg.eigh(Kbar)
+    one = np.ones(A.shape[1])
+    c = V.T @ one
+    keep = lam > Kbar.shape[0] * EPS * lam[-1]
+    c0 = float(np.sum(c[keep] ** 2 / lam[keep]))
+    rows = []
+    for g in gammas:
+        x = float(np.sum(c**2 / (lam + g)))
+        num = float(np.sum(np.where(keep, lam, 0.0) * c**2 / (lam + g) ** 2))
+        coib = leaky.coi_gamma(A, g, bias=False)  # |A|^2_{Kbar + gamma}
+        rows.append({"gamma": float(g), "x": x, "term": num / (1 + x), "x/(1+x)": x / (1 + x),
+                     "coi_bar_gamma": coib, "coi_gamma_direct": leaky.coi_gamma(A, g)})
+    return rows, c0
+
+
+@e6.numeric
+def _(p):
+    """Sherman-Morrison split along gamma -> 0: the true term obeys term <= c0/(1+x) -> 0, and |A|_K^2 = |A|_Kbar^2."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T: not a stable minimum")
+    gammas = np.geomspace(1e-2, p.gamma_min, 4)
+    rows, c0 = _e6_terms(A, gammas)
+    ck, cb = leaky.coi(A), leaky.coi(A, bias=False)
+    # Error models: the SM identity and the gamma-solve have relative rounding ~ N eps cond(K + gamma)
+    sm = max(abs(r["coi_gamma_direct"] - (r["coi_bar_gamma"] - r["term"])) / (10 * A.shape[1] * EPS *
+             (np.linalg.norm(leaky.gram(A), 2) / r["gamma"]) * max(r["coi_bar_gamma"], 1.0)) for r in rows)
+    bound = max(r["term"] - c0 / (1 + r["x"]) for r in rows)
+    tol = coi_tol(A) * max(cb, 1.0)
+    # x_gamma = sum_kept c_j^2/(lam_j + gamma) + q/gamma with q = |P_ker(Kbar) 1|^2 > 0, so
+    # 0 <= gamma x_gamma - q <= gamma c0: x grows like q/gamma and term <= c0/(1+x) <= c0 gamma/q -> 0.
+    Kb = leaky.gram(A, bias=False)
+    lam, V = np.linalg.eigh(Kb)
+    c = V.T @ np.ones(A.shape[1])
+    q = float(np.sum(c[lam <= Kb.shape[0] * EPS * lam[-1]] ** 2))
+    # rounding: the kernel eigenvalues are ~ N eps lam_max instead of 0, which shifts gamma x by q N eps lam_max / gamma
+    growth = max((abs(r["gamma"] * r["x"] - q) - r["gamma"] * c0)
+                 / (q * Kb.shape[0] * EPS * lam[-1] / r["gamma"] + 100 * A.shape[1] * EPS * max(q, 1.0)) for r in rows)
+    return Outcome.from_parts({
+        "Sherman-Morrison identity": (sm, 1.0),
+        "term <= c0/(1+x)": (max(0.0, bound), 10 * EPS * c0),
+        "1 not in Im Kbar (q > 0)": (0.0 if q > 1e3 * A.shape[1] * EPS else 1.0, 0.0),
+        "gamma x - q in [0, gamma c0]": (max(0.0, growth), 1.0),
+        "|A|_K^2 = |A|_Kbar^2": (abs(ck - cb), tol)},
+        message=f"true term {rows[-1]['term']:.2e} at gamma = {p.gamma_min:.0e} (x/(1+x) = {rows[-1]['x/(1+x)']:.8f}); "
+                f"COI with bias {ck:.12g}, without {cb:.12g}",
+        values={"rows": rows, "c0": c0, "q": q, "coi_bias": ck, "coi_nobias": cb,
+                "plot": {"kind": "loglog", "x": [r["gamma"] for r in rows],
+                         "series": {"true subtracted term": [r["term"] for r in rows],
+                                    "1 - x/(1+x)": [1 - r["x/(1+x)"] for r in rows]},
+                         "xlabel": "gamma", "ylabel": "value", "title": "E6: the true term -> 0, the paper's bound -> 1"}})
+
+
+e6.property(over=("w", "N", "k", "seed"), max_examples=10)
+
+
+@e6.falsifier("stated")
+def _(p):
+    """The printed chain: lim (|A|^2_{Kbar+gamma} - x/(1+x)) = |A|^2_Kbar; at gamma_min it is |A|^2_Kbar - 1."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T: not a stable minimum")
+    rows, c0 = _e6_terms(A, [p.gamma_min])
+    r = rows[0]
+    cb = leaky.coi(A, bias=False)
+    printed = r["coi_bar_gamma"] - r["x/(1+x)"]
+    # the printed limit value at finite gamma differs from its gamma -> 0 limit by at most
+    # |coi_bar_gamma - cb| + (1 - x/(1+x)) (both -> 0); allow that plus rounding
+    tol = abs(r["coi_bar_gamma"] - cb) + (1 - r["x/(1+x)"]) + coi_tol(A) * max(cb, 1.0)
+    return Outcome(residual=abs(printed - cb), tolerance=tol, values={"printed_chain_value": printed, "coi_nobias": cb},
+                   message=f"printed chain gives {printed:.10g}, |A|_Kbar^2 = {cb:.10g} (difference -> 1)")
+
+
+@e6.symbolic(timeout=60)
+def _():
+    """N = 2, Kbar = diag(a, 0), 1 = (1, 1): true term -> 0 and x/(1+x) -> 1 as gamma -> 0 (sympy.limit)."""
+    a, g = sp.symbols("a gamma", positive=True)
+    Kbar = sp.diag(a, 0)
+    M = (Kbar + g * sp.eye(2)).inv()
+    one = sp.ones(2, 1)
+    x = (one.T * M * one)[0, 0]
+    term = (one.T * M * Kbar * M * one)[0, 0] / (1 + x)
+    lt, lx = sp.limit(term, g, 0, "+"), sp.limit(x / (1 + x), g, 0, "+")
+    bad = int(lt != 0) + int(lx != 1)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.limit", "lim_term": str(lt), "lim_x/(1+x)": str(lx)},
+                   message="limits that differ from (0, 1)")
+
+
+# ---------------------------------------------------------------------------
+# E12: l.142 wording
+e12 = Claim(
+    id="jacot.erratum_nonneg_wording",
+    document="jacot",
+    title="l.142: something pushes away from negative (non-stable) minima, not from non-negative ones",
+    label="l.142 (E12)",
+    section="2.3",
+    equation="l.142",
+    lines=(142, 142),
+    statement=r"\text{there seems to be something else that pushes away from such non-negative minima}",
+    status="erratum",
+    corrected=r"\text{... pushes away from such negative/non-stable minima: at non-negative (stable) minima no "
+              r"perturbation lowers the COI, while from the end }A_1\text{ of the Prop 3 path of a negative }\hat A"
+              r"\text{ the COI decreases}",
+    params=_stable_params() + [
+        Param.int("N3", 3, 2, 3, "data points of the negative A-hat (Prop 3 needs w3 > N3(N3 + 1))"),
+        Param.int("w3", 15, 7, 40, "neurons of the negative A-hat"),
+    ],
+    notes="E12 (wording). Escape family tried at a point A: scaling A by (1 - d), appending a row d z with z a column "
+          "of Kbar (the proof's direction) or a random vector, and random perturbations of A, for d in {1e-1, 1e-2, "
+          "1e-3}. 'Escape' = a COI decrease beyond the rounding tolerance of solvers.leaky.coi.",
+    catalogue="jacot §2.3 P3b; §4 E12",
+    covers=("E12",),
+)
+
+
+def _negative_endpoint(p):
+    rng = np.random.default_rng(p.seed)
+    Ah = rng.standard_normal((p.w3, p.N3))
+    a, *_ = caratheodory(Ah)
+    return None if a is None else coi_path(Ah, a, 1.0)
+
+
+@e12.numeric
+def _(p):
+    """No escape at a non-negative stable minimum; a clear escape from the Prop 3 endpoint of a negative A-hat."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T: not a stable minimum")
+    if p.w3 <= p.N3 * (p.N3 + 1):
+        return inconclusive(f"Prop 3 needs w3 > N3(N3 + 1) (got {p.w3}, {p.N3 * (p.N3 + 1)})")
+    d_pos, tol_pos = escape_search(A, p.seed)
+    A1 = _negative_endpoint(p)
+    if A1 is None:
+        return inconclusive("the LP solver failed")
+    d_neg, tol_neg = escape_search(A1, p.seed)
+    return Outcome.from_parts({"no escape at non-negative minimum": (max(0.0, -d_pos), tol_pos),
+                               "escape from negative endpoint": (max(0.0, d_neg + tol_neg), 0.0)},
+                              message=f"best COI change: {d_pos:.2e} at the non-negative minimum, {d_neg:.3g} at the "
+                                      f"negative A_1", values={"best_change_nonneg": d_pos, "best_change_negative": d_neg,
+                                                               "tol_nonneg": tol_pos, "tol_negative": tol_neg})
+
+
+e12.property(over=("w", "N", "k", "seed"), max_examples=6)
+
+
+@e12.falsifier("stated")
+def _(p):
+    """Printed: non-negative minima are pushed away from, i.e. the escape family lowers their COI: it does not."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T: not a stable minimum")
+    d_pos, tol_pos = escape_search(A, p.seed)
+    return Outcome(residual=max(0.0, d_pos + tol_pos), tolerance=0.0, values={"best_change_nonneg": d_pos, "tol": tol_pos},
+                   message=f"best COI change at the non-negative minimum {d_pos:.2e} (an escape needs < -{tol_pos:.1e})")
+
+
+# ---------------------------------------------------------------------------
+# E15: Fig. 1 caption
+e15 = Claim(
+    id="jacot.erratum_fig1_coi_square",
+    document="jacot",
+    title="Fig. 1 caption: the COI compared with -2H/Lt is min_p |A_p|^2_{K_p} (squared)",
+    label="Fig. 1 caption (E15)",
+    section="2.3",
+    equation="l.140",
+    lines=(140, 140),
+    statement=r"\text{COI refers to }\min_p\|A_p\|_{K_p}\ (\approx-\tfrac2{\tilde L}\mathcal H\approx k^*)",
+    status="erratum",
+    corrected=r"\text{COI refers to }\min_p\|A_p\|^2_{K_p};\ \text{on the rest geodesic }A_p\equiv A>0,\ B_p\equiv AK^+:\ "
+              r"-\tfrac2{\tilde L}\mathcal H=\|A\|_K^2=\mathrm{Rank}A",
+    params=_stable_params(w=6, N=6, k=3) + [Param.float("Lt", 5.0, 0.0, 100.0, "effective depth", low_open=True,
+                                                        search=(0.5, 20.0))],
+    notes="E15. Exact instance: a strictly positive stable minimum A = |G1||G2| (1 not in Im A^T, so A K^+ 1 = 0) "
+          "with B = A K^+ is a rest point of Hamilton's equations (A' = Lt(BK - A) = 0 and relu(A)B^TB = B), hence "
+          "a geodesic with H = -Lt/2 |A|_K^2; -2H/Lt = k = |A|_K^2 while the unsquared |A|_K = sqrt(k).",
+    catalogue="jacot §2.5 BN1; §4 E15",
+    covers=("E15",),
+)
+
+
+def _e15_data(p):
+    A = _stable_A(p)
+    if A is None or A.min() <= 0:
+        return None
+    B = A @ np.linalg.pinv(leaky.gram(A), hermitian=True)
+    w, N = A.shape
+    rhs = leaky.hamilton_rhs_numpy(0.0, leaky.pack(A, B), w, N, p.Lt)
+    rest = float(np.max(np.abs(rhs[: 2 * w * N]))) / (p.Lt * max(float(np.max(np.abs(A))), 1.0))
+    H = leaky.hamiltonian(A, B, p.Lt)
+    return A, -2 * H / p.Lt, leaky.coi(A), _rank_num(A), rest
+
+
+def _rank_num(A):
+    return int(np.linalg.matrix_rank(A))
+
+
+@e15.numeric
+def _(p):
+    """Rest geodesic: Hamilton's rhs vanishes, -2H/Lt = min_p |A_p|^2_K = rank."""
+    d = _e15_data(p)
+    if d is None:
+        return inconclusive("no strictly positive stable minimum for these parameters")
+    A, h, c, r, rest = d
+    tol = coi_tol(A) * max(c, 1.0) * 10
+    return Outcome.from_parts({"rest point": (rest, tol), "-2H/Lt = |A|_K^2": (abs(h - c), tol),
+                               "|A|_K^2 = rank": (abs(c - r), tol)},
+                              message=f"-2H/Lt = {h:.12g}, |A|_K^2 = {c:.12g}, rank {r}",
+                              values={"-2H/Lt": h, "coi_squared": c, "rank": r, "rhs_residual": rest})
+
+
+e15.property(over=("w", "N", "k", "seed", "Lt"), max_examples=10)
+
+
+@e15.falsifier("stated", fixed={"k": 3})
+def _(p):
+    """The printed unsquared min_p |A_p|_{K_p} against -2H/Lt on the same geodesic: sqrt(k) != k."""
+    d = _e15_data(p)
+    if d is None:
+        return inconclusive("no strictly positive stable minimum for these parameters")
+    A, h, c, r, rest = d
+    tol = coi_tol(A) * max(c, 1.0) * 10
+    return Outcome(residual=abs(h - np.sqrt(c)), tolerance=tol, values={"-2H/Lt": h, "unsquared": float(np.sqrt(c))},
+                   message=f"-2H/Lt = {h:.10g} vs min_p |A_p|_K = {np.sqrt(c):.10g}")
+
+
+# ---------------------------------------------------------------------------
+# E17: Prop 10 proof, l.477
+e17 = Claim(
+    id="jacot.erratum_prop10_reparametrisation",
+    document="jacot",
+    title="Prop 10's proof, l.477: the reparametrised dynamics read r'(q) V_{r(q)} sigma(A~_q)",
+    label="Prop 10 proof (E17)",
+    section="A.3",
+    equation="l.477",
+    lines=(474, 479),
+    statement=r"\partial_q\tilde A_q=-\tilde L\tilde A_q+r'(q)A_{r(q)}\sigma(\tilde Z_q)+e^{\tilde L(r(q)-q)}r'(q)b_{r(q)}",
+    status="erratum",
+    corrected=r"\partial_q\tilde A_q=-\tilde L\tilde A_q+r'(q)V_{r(q)}\bar\sigma(\tilde A_q)+e^{\tilde L(r(q)-q)}r'(q)b_{r(q)}"
+              r"=\tilde V_q\bar\sigma(\tilde A_q)+\tilde b_q-\tilde L\tilde A_q,\ \ \tilde A_q=e^{\tilde L(r(q)-q)}A_{r(q)}",
+    params=[
+        Param.int("w", 3, 1, 16, "width", search=(1, 5)),
+        Param.int("N", 3, 1, 16, "data points", search=(1, 5)),
+        Param.float("Lt", 2.0, 0.0, 20.0, "effective depth", search=(0.0, 5.0)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed of A_r, V, b, q, r(q), r'(q)", search=(0, 10_000)),
+    ],
+    notes="E17 (notation/typo, independent of the factor 2 of E1): the proof writes W for the non-bias part V. "
+          "Pointwise check: at random A_r (any signs), V, b, q, r = r(q), r' > 0, the chain rule "
+          "d/dq A~ = Lt (r' - 1) A~ + e^{Lt(r-q)} r' (-Lt A_r + V relu(A_r) + b) equals the corrected line "
+          "(positive homogeneity: relu(e^c A) = e^c relu(A)). The printed line is read with Z~ = A~ (w = N).",
+    catalogue="jacot §2.7 P10; §4 E17",
+    covers=("E17",),
+)
+
+
+def _e17_data(p):
+    rng = np.random.default_rng(p.seed)
+    A = rng.standard_normal((p.w, p.N))
+    V = rng.standard_normal((p.w, p.w))
+    b = rng.standard_normal((p.w, 1))
+    q, r, dr = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.2, 3.0)
+    e = np.exp(p.Lt * (r - q))
+    At = e * A
+    chain = p.Lt * (dr - 1) * At + e * dr * (-p.Lt * A + V @ np.maximum(A, 0) + b)
+    scale = max(float(np.max(np.abs(chain))), p.Lt * float(np.max(np.abs(At))), 1.0)
+    return A, V, b, e, dr, At, chain, scale
+
+
+@e17.numeric
+def _(p):
+    """Chain rule of A~ = e^{Lt(r-q)} A_r against the corrected line 3 and line 4 of the display."""
+    A, V, b, e, dr, At, chain, scale = _e17_data(p)
+    line3 = -p.Lt * At + dr * V @ np.maximum(At, 0) + e * dr * b
+    line4 = (dr * V) @ np.maximum(At, 0) + e * dr * b - p.Lt * At
+    tol = 20 * (p.w + 2) * EPS * scale * max(e, 1.0)  # a few matrix products with entries ~ scale
+    return Outcome.from_parts({"line 3 (corrected)": (float(np.max(np.abs(chain - line3))), tol),
+                               "line 4": (float(np.max(np.abs(chain - line4))), tol)},
+                              message="chain rule vs corrected reparametrised dynamics", values={"scale": scale})
+
+
+e17.property(over=("w", "N", "Lt", "seed"), max_examples=15)
+
+
+@e17.falsifier("stated", fixed={"w": 3, "N": 3})
+def _(p):
+    """The printed r'(q) A_{r(q)} sigma(Z~_q), read with Z~ = A~ (square case w = N so that the product is defined)."""
+    if p.w != p.N:
+        return inconclusive("the printed product A_r sigma(Z~) needs w = N to be defined")
+    A, V, b, e, dr, At, chain, scale = _e17_data(p)
+    printed = -p.Lt * At + dr * A @ np.maximum(At, 0) + e * dr * b
+    tol = 20 * (p.w + 2) * EPS * scale * max(e, 1.0)
+    return Outcome(residual=float(np.max(np.abs(chain - printed))), tolerance=tol,
+                   values={"printed_vs_chain": float(np.max(np.abs(chain - printed)))},
+                   message="chain rule vs the printed line")
+
+
+@e17.symbolic(timeout=30)
+def _():
+    """Scalar case with a fixed ReLU mask m (e^{Lt(r-q)} > 0 preserves it): chain rule = corrected line, symbolically."""
+    Lt, q, r, dr, a, V, b, m = sp.symbols("Lt q r dr a V b m", real=True)
+    e = sp.exp(Lt * (r - q))
+    At = e * a
+    chain = Lt * (dr - 1) * At + e * dr * (-Lt * a + V * m * a + b)
+    line = -Lt * At + dr * V * m * At + e * dr * b
+    bad = int(sp.expand(chain - line) != 0)
+    printed = -Lt * At + dr * a * m * At + e * dr * b
+    wrong = sp.factor(sp.expand(chain - printed))
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "printed_minus_chain": str(wrong),
+                   "proved": "the corrected line 3 equals the chain rule; the printed one differs by r' e (V - a) m a"},
+                   message="nonzero remainder")
+
+
+# ---------------------------------------------------------------------------
+# E18: Prop 7 proof, l.344-346
+e18 = Claim(
+    id="jacot.erratum_prop7_nonneg_criterion",
+    document="jacot",
+    title="Prop 7's proof: A >= 0 iff A^T A = Kbar = K^sigma - beta^2 11^T (not K^sigma)",
+    label="Prop 7 proof (E18)",
+    section="A.1",
+    equation="l.344-346",
+    lines=(344, 346),
+    statement=r"A\ge0\iff\hat K=\hat K^\sigma\quad(\hat K=A^TA,\ \hat K^\sigma=\sigma(A)^T\sigma(A))",
+    status="erratum",
+    corrected=r"A\ge0\iff\hat K=\hat K^\sigma-\beta^2\mathbf 1\mathbf 1^T=\bar\sigma(A)^T\bar\sigma(A),\ \text{since }"
+              r"\mathrm{Tr}[\hat K-\bar K]=\|[A]_-\|_F^2",
+    params=[
+        Param.int("w", 5, 1, 32, "rows", search=(1, 6)),
+        Param.int("N", 4, 1, 32, "columns", search=(1, 6)),
+        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+    ],
+    notes="E18; beta = 1 is the appended constant. The same proof calls '(the converse of) Proposition 2' what is "
+          "its contrapositive, and calls A_1 a 'saddle' without showing criticality (the gap of "
+          "jacot.constant_coi_path).",
+    catalogue="jacot §2.3 P3; §4 E18",
+    covers=("E18",),
+)
+
+
+def _e18_parts(p, printed=False):
+    rng = np.random.default_rng(p.seed)
+    Apos = np.abs(rng.standard_normal((p.w, p.N)))
+    Aneg = rng.standard_normal((p.w, p.N))
+    Aneg[0, 0] = -abs(Aneg[0, 0]) - 0.1  # at least one negative entry
+    G = (lambda A: leaky.gram(A)) if printed else (lambda A: leaky.gram(A, bias=False))
+    tol = 10 * p.w * EPS * float(np.max(Apos) ** 2) * p.N
+    eq = float(np.max(np.abs(Apos.T @ Apos - G(Apos))))
+    negmass = float(np.sum(np.minimum(Aneg, 0) ** 2))
+    trace = abs(float(np.trace(Aneg.T @ Aneg - leaky.gram(Aneg, bias=False))) - negmass)
+    return eq, trace, negmass, tol
+
+
+@e18.numeric
+def _(p):
+    """A >= 0: A^T A = Kbar to rounding; any A: Tr(A^T A - Kbar) = |[A]_-|^2 (> 0 as soon as an entry is negative)."""
+    eq, trace, negmass, tol = _e18_parts(p)
+    return Outcome.from_parts({"A>=0: A^T A = Kbar": (eq, tol), "trace identity": (trace, tol * (1 + negmass)),
+                               "negative A: Kbar != A^T A": (0.0 if negmass > tol else 1.0, 0.0)},
+                              message=f"|A^T A - Kbar| = {eq:.1e} for A >= 0; |[A]_-|^2 = {negmass:.4g} for the negative A",
+                              values={"neg_mass": negmass})
+
+
+e18.property(over=("w", "N", "seed"), max_examples=15)
+
+
+@e18.falsifier("stated")
+def _(p):
+    """The printed criterion K-hat = K-hat^sigma (with the bias row) on a non-negative A: off by 1 1^T."""
+    eq, trace, negmass, tol = _e18_parts(p, printed=True)
+    return Outcome(residual=eq, tolerance=tol, values={"max|A^TA - K^sigma|": eq},
+                   message=f"non-negative A: max |A^T A - sigma(A)^T sigma(A)| = {eq:.6g}")
+
+
+@e18.symbolic(timeout=30)
+def _():
+    """x^2 - relu(x)^2 = relu(-x)^2 on both signs (so the traces differ by |[A]_-|^2), and sigma adds 1 to every entry of K."""
+    xp = sp.Symbol("xp", positive=True)
+    relu = lambda z: sp.Max(0, z)  # noqa: E731
+    bad = sum(int(sp.simplify(x**2 - relu(x) ** 2 - relu(-x) ** 2) != 0) for x in (xp, -xp))
+    r = sp.Matrix(2, 2, sp.symbols("r0:4", nonnegative=True))
+    S = r.col_join(sp.ones(1, 2))
+    bad += sum(1 for e in (S.T * S - r.T * r - sp.ones(2, 2)) if sp.expand(e) != 0)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.simplify/expand"}, message="identities that failed")
+
+
+# ---------------------------------------------------------------------------
+# E19: l.134 overstatement (gap)
+e19 = Claim(
+    id="jacot.strict_minima_stable",
+    document="jacot",
+    title="l.134: 'all strict local minima of wide networks are stable' - Prop 3 only shows they are non-negative",
+    label="l.134 (E19)",
+    section="2.3",
+    equation="l.134",
+    lines=(134, 134),
+    statement=r"w>N(N+1):\ \text{all strict local minima of }A\mapsto\|A\|_K^2\text{ are stable}",
+    status="gap",
+    corrected=r"w>N(N+1):\ \text{Prop 3 gives: strict local minima are non-negative. Moreover a non-negative }A\neq0"
+              r"\text{ is never strict (}A\mapsto DA,\ D>0\text{ diagonal, keeps the COI), so }A=0\text{ is the only strict "
+              r"local minimum and the claim holds vacuously}",
+    params=_stable_params() + [
+        Param.int("N3", 3, 2, 3, "data points of the negative A-hat"),
+        Param.int("w3", 15, 7, 40, "neurons of the negative A-hat (w3 > N3(N3 + 1))"),
+    ],
+    notes="E19 (overstatement in the argument; the statement is not refuted). The catalogue calls it a gap: the "
+          "proof does not show stability. Observation added here (not in the catalogue): non-negative minima are "
+          "never strict because row rescaling A -> DA (D > 0 diagonal) keeps relu(DA) = D relu(A) and the COI "
+          "(= rank for the stable ones); together with Prop 3 this leaves A = 0 (COI 0, a strict global minimum, "
+          "stable) as the only strict local minimum, so the printed sentence is vacuously true.",
+    catalogue="jacot §2.3 P3; §4 E19",
+    covers=("E19",),
+)
+
+
+def _row_scaling(A, seed, ts=(1e-3, 1e-2, 1e-1)):
+    rng = np.random.default_rng(seed + 3)
+    d = rng.uniform(-1, 1, A.shape[0])
+    c0 = leaky.coi(A)
+    out = []
+    for t in ts:
+        At = (1 + t * d)[:, None] * A
+        out.append((float(np.linalg.norm(At - A)), leaky.coi(At) - c0))
+    return out, coi_tol(A) * max(c0, 1.0) * 2
+
+
+@e19.numeric
+def _(p):
+    """Non-trivial constant-COI paths through a negative A-hat (Prop 3) and through a non-negative minimum (row scaling);
+    A = 0 is strict (every small perturbation has COI > 0)."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T: not a stable minimum")
+    if p.w3 <= p.N3 * (p.N3 + 1):
+        return inconclusive("Prop 3 needs w3 > N3(N3 + 1)")
+    rng = np.random.default_rng(p.seed)
+    Ah = rng.standard_normal((p.w3, p.N3))
+    a, *_ = caratheodory(Ah)
+    if a is None:
+        return inconclusive("the LP solver failed")
+    c0 = leaky.coi(Ah)
+    tol_h = coi_tol(Ah) * max(c0, 1.0) * 2
+    neg = [(float(np.linalg.norm(coi_path(Ah, a, t) - Ah)), leaky.coi(coi_path(Ah, a, t)) - c0) for t in (1e-3, 1e-2, 1e-1)]
+    pos, tol_p = _row_scaling(A, p.seed)
+    zero = min(leaky.coi(1e-3 * rng.standard_normal((p.w, p.N))) for _ in range(20))
+    return Outcome.from_parts({
+        "Prop 3 path: constant COI": (max(abs(c) for _, c in neg), tol_h),
+        "Prop 3 path: moves": (0.0 if min(m for m, _ in neg) > 0 else 1.0, 0.0),
+        "row scaling: constant COI": (max(abs(c) for _, c in pos), tol_p),
+        "row scaling: moves": (0.0 if min(m for m, _ in pos) > 0 else 1.0, 0.0),
+        "A = 0 strict": (0.0 if zero > 0 else 1.0, 0.0)},
+        message=f"constant-COI paths leave A-hat (moves {neg[0][0]:.1e}) and the non-negative minimum "
+                f"(moves {pos[0][0]:.1e}); min COI near 0: {zero:.3g}",
+        values={"prop3_path": neg, "row_scaling": pos, "min_coi_near_zero": zero})
+
+
+e19.property(over=("w", "N", "k", "seed"), max_examples=6)
+
+
+@e19.falsifier("nonneg_minima_strict")
+def _(p):
+    """The nearest wrong variant 'non-negative stable minima are strict': row scaling keeps the COI, so they are not."""
+    A = _stable_A(p)
+    if A is None:
+        return inconclusive("1 lies in Im A^T: not a stable minimum")
+    pos, tol_p = _row_scaling(A, p.seed)
+    # strictness needs COI(A_t) > COI(A) beyond rounding for every A_t != A: residual = tol - min increase
+    inc = min(c for _, c in pos)
+    return Outcome(residual=max(0.0, tol_p - inc), tolerance=0.0, values={"row_scaling": pos, "tol": tol_p},
+                   message=f"smallest COI increase along row scaling {inc:.1e} (strictness needs > {tol_p:.1e})")
