@@ -1,0 +1,110 @@
+"""solvers.topk: the three solvers of the relaxed operators against each other, the cubic pooling against
+bisection, Dykstra (standard and printed) against PAV, the Prop 7.8 Jacobian against finite differences,
+hard operators by brute force, and bad input."""
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from solvers import topk as tk
+from solvers.fd import central_difference
+
+EPS = np.finfo(float).eps
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(2, 9), st.integers(0, 10_000), st.floats(0.05, 3.0), st.sampled_from([2.0, 4 / 3, 1.5, 1.25]),
+       st.booleans())
+def test_three_solvers_agree(n, seed, lam, p, mag):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-5, 5, n)
+    k = int(rng.integers(1, n))
+    yb = tk.relaxed(x, k, lam, p, mag, "bisect")
+    yk = tk.kkt_mag(x, k, lam, p) if mag else tk.kkt_mask(x, k, lam, p)
+    assert np.max(np.abs(yb - yk)) < 1e-9
+    if p in (2.0, 4 / 3):
+        assert np.max(np.abs(tk.relaxed(x, k, lam, p, mag, "closed") - yb)) < 1e-11
+    if not mag:
+        assert abs(yb.sum() - k) < 1e-9 and yb.min() >= -1e-12 and yb.max() <= 1 + 1e-12
+
+
+@pytest.mark.parametrize("mag", [False, True])
+def test_cubic_pooling_is_the_root(mag):
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        m = int(rng.integers(1, 8))
+        s = np.sort(rng.uniform(-1e3, 1e3, m))[::-1] * rng.choice([1e-3, 1, 1e2])
+        w = (rng.random(m) < 0.5).astype(float)
+        lam = float(rng.uniform(0.01, 10))
+        g1 = tk.pool(s, w, lam, 4 / 3, mag, "closed")
+        g2 = tk.pool(s, w, lam, 4 / 3, mag, "bisect")
+        assert abs(g1 - g2) <= 64 * EPS * (np.max(np.abs(s)) + lam * m + 1)
+
+
+def test_dykstra_standard_and_printed():
+    rng = np.random.default_rng(1)
+    s = np.sort(rng.standard_normal(9))[::-1]
+    w = (np.arange(9) < 3).astype(float)
+    v1, _ = tk.pav(s, w, 1.0, 2.0, False)
+    v2, _ = tk.pav(s, 2 * w, 1.0, 2.0, False)
+    vd, it = tk.dykstra(s, w, 10_000, tol=1e-15)
+    assert np.max(np.abs(vd - v1)) < 1e-12 and it < 10_000
+    vp = tk.dykstra_printed(s, w, 5000)
+    assert np.max(np.abs(vp - v2)) < 1e-12 and np.max(np.abs(vp - v1)) > 0.1
+
+
+def test_projections_are_projections():
+    v = np.array([0.0, 1.0, 3.0, 2.0, -1.0, 5.0])
+    P1 = tk.proj_pairs(v, 0)
+    assert np.all(P1[0::2][:3] >= P1[1::2][:3])
+    assert np.allclose(tk.proj_pairs(P1, 0), P1)      # idempotent
+
+
+@pytest.mark.parametrize("p,mag", [(2.0, False), (4 / 3, False), (2.0, True), (4 / 3, True)])
+def test_jacobian_against_finite_differences(p, mag):
+    rng = np.random.default_rng(3)
+    s = np.sort(rng.uniform(0, 5, 7))[::-1]
+    w = (np.arange(7) < 3).astype(float)
+    v, blocks = tk.pav(s, w, 1.0, p, mag)
+    J = np.array([central_difference(lambda t, i=i: tk.pav(t, w, 1.0, p, mag)[0][i], s, 1e-6) for i in range(7)])
+    assert np.max(np.abs(J - tk.jacobian_blocks(s, w, v, blocks, 1.0, p, mag))) < 1e-6
+
+
+def test_lmo_brute_force_and_hard_operators():
+    rng = np.random.default_rng(4)
+    for _ in range(20):
+        x, w = rng.standard_normal((2, 5))
+        f, y = tk.lmo(x, w)
+        assert abs(f - max(np.dot(x, w[list(s)]) for s in itertools.permutations(range(5)))) < 1e-12
+        assert abs(np.dot(x, y) - f) < 1e-12
+    x = np.array([0.2, -0.9, 0.5])
+    assert tk.hard_topkmask(x, 2).tolist() == [1, 0, 1]
+    assert tk.hard_topkmag(x, 2).tolist() == [0, -0.9, 0.5]
+
+
+def test_small_lambda_recovers_hard_operators():
+    x = np.array([3.0, -2.0, 0.5, 1.2])
+    assert np.allclose(tk.topk_mask(x, 2, 1e-6), tk.hard_topkmask(x, 2), atol=1e-5)
+    assert np.allclose(tk.topk_mag(x, 2, 1e-6), tk.hard_topkmag(x, 2), atol=1e-5)
+
+
+def test_ksupport_closed_form():
+    assert abs(tk.conj_ksupport([0.7, -0.4], 1) - 0.605) < 1e-15
+    y = np.array([3.0, 1.0, 1.0])
+    assert abs(tk.conj_ksupport(y, 3) - 5.5) < 1e-15
+    assert abs(tk.conj_ksupport(y, 1) - 12.5) < 1e-15      # k = 1: (sum |y|)^2 / 2
+
+
+@pytest.mark.parametrize("args,msg", [
+    ((np.array([1.0, np.nan]), 1, 1.0, 2.0), "NaN"), ((np.ones((2, 2)), 1, 1.0, 2.0), "1-D"),
+    ((np.ones(3), 0, 1.0, 2.0), "k=0"), ((np.ones(3), 4, 1.0, 2.0), "k=4"), ((np.ones(3), 1, 0.0, 2.0), "lam"),
+    ((np.ones(3), 1, 1.0, 1.0), "p=1.0"), ((np.array(["a"]), 1, 1.0, 2.0), "real")])
+def test_bad_input(args, msg):
+    with pytest.raises(ValueError, match=msg):
+        tk.topk_mask(*args)
+
+
+def test_no_closed_form_for_other_p():
+    with pytest.raises(ValueError, match="bisect"):
+        tk.pool(np.array([1.0]), np.array([1.0]), 1.0, 1.5, False, "closed")
