@@ -1,0 +1,785 @@
+"""The modelling layer of van Rossem & Saxe: the losses (Eqs 1-2), the footnote on functional derivatives, the
+modelling assumption (Eq 6) as the gradient flow of Eq 16, the representational velocity (l.105), the intuition
+of §4.3, and the typos and notation slips (catalogue E12).
+
+Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
+the paper's Eq 17 gradient factor ``g = 1/2``; the true gradients of Eq 16 carry ``g = 1/4``, erratum E1).
+Numbers quoted in comments come from the catalogue (``research/vanrossem_saxe.md``).
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+
+import numpy as np
+import sympy as sp
+
+from solvers import fd
+from solvers import twopoint as tp
+from theorems.core import DOCUMENTS, Claim, Outcome, Param, ParamError, inconclusive
+
+EPS = float(np.finfo(float).eps)
+
+
+# ---------------------------------------------------------------------------
+# a small smooth MLP with hand-written backprop (tanh; smooth, so finite differences apply)
+def _mlp_init(rng, widths, gain=1.0):
+    """Xavier-normal layers ``(W, b)`` (std ``gain sqrt(2/(fan_in + fan_out))``), small random biases."""
+    return [(rng.standard_normal((o, i)) * gain * math.sqrt(2.0 / (i + o)), 0.1 * rng.standard_normal(o))
+            for i, o in zip(widths[:-1], widths[1:])]
+
+
+def _mlp_forward(layers, X, start=0, stop=None):
+    """Activations of layers ``start..stop-1`` applied to the rows of ``X``; tanh after every layer but the last
+    of the whole network.  Returns the list ``[X, z_1, ...]`` of layer outputs."""
+    stop = len(layers) if stop is None else stop
+    acts = [X]
+    for k in range(start, stop):
+        W, b = layers[k]
+        z = acts[-1] @ W.T + b
+        acts.append(z if k == len(layers) - 1 else np.tanh(z))
+    return acts
+
+
+def _loss_eq1(layers, X, Y, convention="half_mean"):
+    """Eq 1 ``1/2 <|f(x_i) - y_i|^2>`` (``half_mean``), PyTorch ``MSELoss(mean)`` (``mse_mean``: mean over points
+    and output coordinates, no 1/2) or the half sum (``half_sum``)."""
+    R = _mlp_forward(layers, X)[-1] - Y
+    if convention == "half_mean":
+        return 0.5 * np.mean(np.sum(R * R, axis=1))
+    if convention == "mse_mean":
+        return float(np.mean(R * R))
+    return 0.5 * float(np.sum(R * R))
+
+
+def _backprop(layers, X, Y, convention="half_mean"):
+    """Gradients of the loss in every ``(W, b)`` by backpropagation; ``dL/df_i`` is ``(f_i - y_i)/N`` for Eq 1,
+    ``2 (f_i - y_i)/(N dim_y)`` for ``mse_mean`` and ``f_i - y_i`` for ``half_sum``."""
+    acts = _mlp_forward(layers, X)
+    N, m = Y.shape
+    R = acts[-1] - Y
+    delta = {"half_mean": R / N, "mse_mean": 2 * R / (N * m), "half_sum": R}[convention]
+    grads = [None] * len(layers)
+    for k in range(len(layers) - 1, -1, -1):
+        W, _ = layers[k]
+        grads[k] = (delta.T @ acts[k], delta.sum(axis=0))
+        if k > 0:
+            delta = (delta @ W) * (1 - acts[k] ** 2)
+    return grads
+
+
+def _flat(layers):
+    return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in layers])
+
+
+def _unflat(theta, template):
+    out, i = [], 0
+    for W, b in template:
+        nW, nb = W.size, b.size
+        out.append((theta[i:i + nW].reshape(W.shape), theta[i + nW:i + nW + nb]))
+        i += nW + nb
+    return out
+
+
+# ===========================================================================
+# 1. The losses Eq 1 and Eq 2 (catalogue M1, M2)
+def _validate_loss(p):
+    if p.split is not None and not (1 <= p.split <= p.depth):
+        raise ParamError(f"parameter split={p.split!r} must name a hidden layer 1..depth={p.depth} (or be omitted: "
+                         "the layer halfway through the network, App. B l.479)")
+
+
+loss = Claim(
+    id="vanrossem.loss_definition",
+    document="vanrossem",
+    title="The training loss (Eq 1) and its encoder/decoder form (Eq 2): 1/2 x the data average",
+    label="Eq 1, Eq 2",
+    section="2.1",
+    equation="(1), (2)",
+    lines=(55, 63),
+    statement=r"L(f_\theta)=\tfrac12\langle\|f_\theta(x_i)-y_i\|^2\rangle_{\mathcal D}"
+              r"=\tfrac12\langle\|y_\psi(h_\phi(x_i))-y_i\|^2\rangle_{\mathcal D}=L(h_\phi,y_\psi)",
+    status="holds",
+    params=[
+        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the network and the data", search=(0, 10_000)),
+        Param.int("n_points", 4, 1, 64, "N, the number of data points", search=(1, 8)),
+        Param.int("dim_x", 2, 1, 16, "input dimension", search=(1, 4)),
+        Param.int("dim_y", 1, 1, 16, "output dimension", search=(1, 3)),
+        Param.int("width", 6, 1, 64, "width of every hidden layer", search=(2, 8)),
+        Param.int("depth", 4, 1, 10, "number of hidden layers (tanh)", search=(1, 5)),
+        Param.int("split", None, 1, 10, "hidden layer H at which f = y o h is split (default: halfway, l.479)"),
+    ],
+    validate=_validate_loss,
+    notes="Definitions, checked for what they assert: (i) splitting f into the encoder h (layers up to H) and the "
+          "decoder y (the rest) leaves the loss unchanged (Eq 2 = Eq 1; H = hidden layer ceil(depth/2) by default, "
+          "'the layer exactly halfway through the network', App. B l.479, decision D3); (ii) the convention "
+          "1/2 x the data AVERAGE: backpropagation with dL/df_i = (f_i - y_i)/N agrees with the central-difference "
+          "gradient (solvers.fd) of Eq 1. The experiments (PyTorch) presumably use MSELoss(mean), i.e. no 1/2 and an "
+          "average over the output coordinates too: its gradient is 2/dim_y times that of Eq 1 (decision D1: a time "
+          "unit, absorbed in the fitted tau's). For dim_y = 2 the two coincide exactly, so the falsifier fixes "
+          "dim_y = 1, the paper's two-point and XOR setting.",
+    catalogue="vanrossem §2.1 M1, M2; §6 D1, D3",
+    covers=("M1", "M2"),
+)
+
+
+def _loss_instance(p):
+    rng = np.random.default_rng(p.seed)
+    widths = [p.dim_x] + [p.width] * p.depth + [p.dim_y]
+    layers = _mlp_init(rng, widths)
+    X = rng.standard_normal((p.n_points, p.dim_x))
+    Y = rng.standard_normal((p.n_points, p.dim_y))
+    return layers, X, Y
+
+
+def _loss_outcome(p, convention):
+    layers, X, Y = _loss_instance(p)
+    H = p.split if p.split is not None else (p.depth + 1) // 2
+    # Eq 2: h = layers 1..H, y = layers H+1..end
+    h = _mlp_forward(layers, X, 0, H)[-1]
+    f_split = _mlp_forward(layers, h, H, len(layers))[-1]
+    R2 = f_split - Y
+    L2 = 0.5 * np.mean(np.sum(R2 * R2, axis=1))
+    L1 = _loss_eq1(layers, X, Y)
+    # the gradient of the convention under test against the finite-difference gradient of Eq 1
+    g = _flat([(gW, gb) for gW, gb in _backprop(layers, X, Y, convention)])
+    theta = _flat(layers)
+    (g_fd,), (err,) = fd.gradient_with_error(lambda th: _loss_eq1(_unflat(th, layers), X, Y), [theta], h=1e-5)
+    # Error model: Eq 2 and Eq 1 are the same floating-point operations in a different grouping of layers:
+    # rounding only, 8 eps L per point.  Gradient: the Richardson error estimate of solvers.fd per entry, with a
+    # factor 10 safety on the estimate of the truncation error (the h^2 term of a smooth tanh map).
+    dev = np.abs(g - g_fd)
+    ratio = float(np.max(dev / (10 * err)))
+    return Outcome.from_parts(
+        {"Eq 2 - Eq 1 (split at H)": (abs(L2 - L1), 8 * EPS * max(L1, EPS) * p.n_points),
+         f"backprop ({convention}) vs central differences of Eq 1 (ratio to 10x the fd error)": (ratio, 1.0)},
+        f"split at hidden layer {H}; gradient convention {convention}",
+        values={"loss_eq1": L1, "loss_eq2": L2, "split_layer": H, "max_gradient_deviation": float(dev.max()),
+                "max_fd_error_estimate": float(err.max()), "n_parameters": int(theta.size),
+                "gradient_ratio_to_eq1": float(np.linalg.norm(g) / max(np.linalg.norm(g_fd), 1e-300))})
+
+
+@loss.numeric
+def loss_numeric(p):
+    """Eq 2 equals Eq 1 at the split, and 1/2 x mean backprop matches finite differences of Eq 1."""
+    return _loss_outcome(p, "half_mean")
+
+
+loss.property(over=("seed", "n_points", "dim_x", "dim_y", "width", "depth"), max_examples=12)
+
+
+@loss.falsifier("mse_loss_mean", search=("seed",), fixed={"dim_y": 1})
+def loss_mse_mean(p):
+    """PyTorch MSELoss(mean) (no 1/2): gradient 2/dim_y times that of Eq 1 (= 2 for the paper's dim_y = 1)."""
+    return _loss_outcome(p, "mse_mean")
+
+
+@loss.falsifier("half_sum", search=("seed",))
+def loss_half_sum(p):
+    """1/2 x the SUM over the data (the convention under which Eq 7 is exact for two points, erratum E1): N times Eq 1."""
+    return _loss_outcome(p.replace(n_points=max(p.n_points, 2)), "half_sum")
+
+
+@loss.symbolic(timeout=30)
+def loss_symbolic():
+    """dL/df_i = (f_i - y_i)/N for L = 1/2 <|f_i - y_i|^2>, and MSELoss(mean) = (2/dim_y) L identically (N = 3,
+    dim_y = 1, 2, 3)."""
+    bad = []
+    for m in (1, 2, 3):
+        F = sp.Matrix(3, m, lambda i, j: sp.Symbol(f"f{i}{j}"))
+        Yv = sp.Matrix(3, m, lambda i, j: sp.Symbol(f"y{i}{j}"))
+        R = F - Yv
+        L = sp.Rational(1, 2) * sum(R[i, j] ** 2 for i in range(3) for j in range(m)) / 3
+        mse = sum(R[i, j] ** 2 for i in range(3) for j in range(m)) / (3 * m)
+        for i in range(3):
+            for j in range(m):
+                if sp.expand(sp.diff(L, F[i, j]) - R[i, j] / 3) != 0:
+                    bad.append(f"dL/df[{i},{j}] (dim_y={m})")
+        if sp.expand(mse - sp.Rational(2, m) * L) != 0:
+            bad.append(f"MSELoss = (2/dim_y) L (dim_y={m})")
+    return Outcome(residual=len(bad), tolerance=0, values={
+        "method": "sympy.expand", "nonzero": bad,
+        "proved": "dL/df_i = (f_i - y_i)/N; MSELoss(mean) = (2/dim_y) x Eq 1 (equal for dim_y = 2)"},
+        message="identities that did not expand to zero")
+
+
+# ===========================================================================
+# 2. Footnote 1: functional derivatives do not remove the parametrisation (catalogue M4)
+footnote = Claim(
+    id="vanrossem.functional_derivative_footnote",
+    document="vanrossem",
+    title="Footnote 1: gradient flow on the maps themselves would need the parametrisation-dependent dynamics of grad y",
+    label="footnote 1",
+    section="2.1",
+    equation="(4)",
+    lines=(73, 73),
+    statement=r"\text{replacing the right-hand side of Eq 4 by functional derivatives of }L\text{ gives a term involving "
+              r"}\nabla y_\psi\text{, whose dynamics explicitly depend on }\psi",
+    status="heuristic",
+    notes="Motivation, not a theorem. What can be checked exactly is the core of the remark: two parametrisations of "
+          "the SAME map y(h) = c h, namely psi = c and psi = (p, q) with c = p q, induce different dynamics of the map "
+          "(and of its gradient c) under parameter gradient flow: dc/dt = -dL/dc versus d(pq)/dt = -(p^2 + q^2) dL/dc. "
+          "The symbolic check proves both and that they differ unless p^2 + q^2 = 1. No numeric check: nothing else is "
+          "asserted.",
+    catalogue="vanrossem §2.1 M4",
+    covers=("M4",),
+)
+
+
+@footnote.symbolic(timeout=30)
+def footnote_symbolic():
+    """Same map y = c h, two parametrisations: dc/dt = -L'(c) vs d(pq)/dt = -(p^2+q^2) L'(c) (sympy)."""
+    p_, q_, c, hh, yt = sp.symbols("p q c h y_t", real=True)
+    Lc = sp.Rational(1, 2) * (c * hh - yt) ** 2                # the loss as a function of the map
+    Lpq = Lc.subs(c, p_ * q_)
+    dc_direct = -sp.diff(Lc, c)
+    dc_induced = -sp.diff(Lpq, p_) * q_ - sp.diff(Lpq, q_) * p_  # d(pq)/dt = p' q + p q'
+    gap = sp.expand(dc_induced - (p_ ** 2 + q_ ** 2) * dc_direct.subs(c, p_ * q_))
+    differ = sp.factor(dc_induced - dc_direct.subs(c, p_ * q_))
+    expected = sp.factor((p_ ** 2 + q_ ** 2 - 1) * dc_direct.subs(c, p_ * q_))
+    bad = int(gap != 0) + int(sp.expand(differ - expected) != 0)
+    return Outcome(residual=bad, tolerance=0, values={
+        "method": "sympy.expand/factor", "difference": str(differ),
+        "proved": "d(pq)/dt = (p^2+q^2) dc/dt: the map's dynamics depend on the parametrisation"},
+        message="identities that did not reduce to zero")
+
+
+# ===========================================================================
+# 3. The modelling assumption Eq 6: gradient flow of Eq 16 in (ybar, D_h, D_y) (catalogue M6)
+def _eff_params(extra=()):
+    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the data and the linearisation parameters",
+                      search=(0, 10_000)),
+            Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
+            Param.int("hidden", 3, 1, 16, "dim H", search=(1, 5)),
+            Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),
+            Param.float("tau_ybar", 1.5, 0.0, 1e3, "time constant of the mean output", low_open=True,
+                        search=(0.3, 3.0)),
+            Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.3, 3.0)),
+            Param.float("tau_y", 2.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.3, 3.0)),
+            Param.float("scale", 1.0, 0.0, 100.0, "scale of the initial D_h, D_y", low_open=True,
+                        search=(0.05, 3.0))] + list(extra)
+
+
+def _eff_instance(p):
+    rng = np.random.default_rng(p.seed)
+    x1, x2 = rng.standard_normal(p.dim_x), rng.standard_normal(p.dim_x)
+    y1, y2 = rng.standard_normal(p.dim_y), rng.standard_normal(p.dim_y)
+    Dh = p.scale * rng.standard_normal((p.hidden, p.dim_x))
+    Dy = p.scale * rng.standard_normal((p.dim_y, p.hidden))
+    ybar = rng.standard_normal(p.dim_y)
+    return x1, x2, y1, y2, Dh, Dy, ybar
+
+
+def _loss16(ybar, Dh, Dy, x1, x2, y1, y2):
+    """Eq 16: ``1/2 <|ybar + 1/2 D_y D_h (x_i - x_-i) - y_i|^2>`` over the two points."""
+    r1 = ybar + 0.5 * Dy @ (Dh @ (x1 - x2)) - y1
+    r2 = ybar + 0.5 * Dy @ (Dh @ (x2 - x1)) - y2
+    return 0.25 * (r1 @ r1 + r2 @ r2)
+
+
+def _eq6_field(ybar, Dh, Dy, x1, x2, y1, y2, taus, g=tp.TRUE_FACTOR):
+    """Eq 6 with the closed-form gradients of Eq 16 (factor ``g``: 1/4 true, 1/2 the paper's Eq 17)."""
+    dX, dY = x2 - x1, y2 - y1
+    r = Dy @ Dh @ dX - dY
+    t_yb, t_h, t_y = taus
+    return (-(ybar - 0.5 * (y1 + y2)) / t_yb, -g / t_h * np.outer(Dy.T @ r, dX), -g / t_y * np.outer(r, Dh @ dX))
+
+
+effective = Claim(
+    id="vanrossem.effective_gradient_flow",
+    document="vanrossem",
+    title="The modelling assumption (Eq 6): the linearisation parameters follow gradient flow of Eq 16",
+    label="Eq 6",
+    section="2.2, A.1",
+    equation="(6), (16)",
+    lines=(85, 91),
+    statement=r"\tfrac{d}{dt}\bar y=-\tfrac1{\tau_{\bar y}}\tfrac{\partial L}{\partial\bar y},\quad "
+              r"\tfrac{d}{dt}D_h=-\tfrac1{\tau_h}\tfrac{\partial L}{\partial D_h},\quad "
+              r"\tfrac{d}{dt}D_y=-\tfrac1{\tau_y}\tfrac{\partial L}{\partial D_y}",
+    status="heuristic",
+    params=_eff_params(),
+    notes="A modelling assumption (the paper: 'not necessarily equal to the actual dynamics', l.91), not a theorem. "
+          "Checked: (i) the effective vector field used by the suite (closed-form gradients 1/4 D_y^T r dX^T, "
+          "1/4 r dh^T, ybar - (y_1+y_2)/2, erratum E1) is -(1/tau) x the central-difference gradient of Eq 16 block by "
+          "block, i.e. it IS the gradient flow of Eq 16 with per-block rates; (ii) hence dL/dt = -sum_k tau_k^{-1} "
+          "|dL/dtheta_k|^2 <= 0 along it (directional finite difference). The falsifier shows the caveat of l.91 on "
+          "the simplest network where it bites: in a 3-layer linear net (D_h = W_1, D_y = W_3 W_2, split after W_1) "
+          "parameter gradient descent moves D_y by -(G W_2^T W_2 + W_3 W_3^T G), G = dL/dD_y, which is not "
+          "-(1/tau_y) G for any scalar tau_y. (In the 2-layer case the assumption is exact: "
+          "vanrossem.two_layer_linear_equivalence.) Consequences of Eq 6 are tested in fixed_point.py and structure.py.",
+    catalogue="vanrossem §2.1 M6 (G1, M7); §4 E1",
+    covers=("M6",),
+)
+
+
+def _eff_outcome(p):
+    x1, x2, y1, y2, Dh, Dy, ybar = _eff_instance(p)
+    taus = (p.tau_ybar, p.tau_h, p.tau_y)
+    field = _eq6_field(ybar, Dh, Dy, x1, x2, y1, y2, taus)
+    grads, errs = fd.gradient_with_error(lambda yb, A, B: _loss16(yb, A, B, x1, x2, y1, y2), [ybar, Dh, Dy])
+    parts = {}
+    for name, F, G, E, tau in zip(("ybar", "D_h", "D_y"), field, grads, errs, taus):
+        # error model: the fd Richardson estimate per entry (x10 safety), scaled by 1/tau like the field
+        parts[f"Eq 6 field of {name} vs -(1/tau) fd gradient of Eq 16"] = (
+            float(np.max(np.abs(F + G / tau) / (10 * E / tau))), 1.0)
+    # dL/dt along the field, by a central difference in the step size e (L is a polynomial of degree 4 in e)
+    def L_along(e):
+        e = float(np.asarray(e).ravel()[0])
+        return _loss16(ybar + e * field[0], Dh + e * field[1], Dy + e * field[2], x1, x2, y1, y2)
+    (dLdt,), (err_t,) = fd.gradient_with_error(lambda e: L_along(e), [np.zeros(1)], h=1e-5)
+    predicted = -sum(float(np.sum(G * G)) / tau for G, tau in zip(grads, taus))
+    parts["dL/dt = -sum |grad|^2/tau (directional fd)"] = (abs(float(dLdt[0]) - predicted),
+                                                          10 * float(err_t[0]) + 1e-8 * abs(predicted))
+    return Outcome.from_parts(parts, "Eq 6 = gradient flow of Eq 16 with per-block rates", values={
+        "loss": _loss16(ybar, Dh, Dy, x1, x2, y1, y2), "dL_dt": float(dLdt[0]), "dL_dt_predicted": predicted})
+
+
+@effective.numeric
+def effective_numeric(p):
+    """The effective field is -(1/tau) grad Eq 16 block-wise (finite differences), and the loss decreases along it."""
+    return _eff_outcome(p)
+
+
+effective.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_ybar", "tau_h", "tau_y", "scale"), max_examples=12)
+
+
+@effective.falsifier("deep_linear_parametrisation", search=("seed",))
+def effective_deep_linear(p):
+    """A 3-layer linear net (D_y = W_3 W_2): the induced D_y velocity is not -(1/tau_y) dL/dD_y for any scalar tau_y."""
+    rng = np.random.default_rng(p.seed + 1)
+    x1, x2, y1, y2, Dh, Dy, ybar = _eff_instance(p)
+    W3 = p.scale * rng.standard_normal((p.dim_y, p.hidden))
+    W2 = rng.standard_normal((p.hidden, p.hidden))
+    Dy = W3 @ W2
+    dX, dY = x2 - x1, y2 - y1
+    G = 0.25 * np.outer(Dy @ Dh @ dX - dY, Dh @ dX)        # dL/dD_y (Eq 16, true factor)
+    induced = -(G @ W2.T @ W2 + W3 @ W3.T @ G)              # d(W3 W2)/dt under unit-rate parameter GD
+    # best scalar rate c: induced ~ -c G (least squares); residual relative to |induced|
+    c = -float(np.sum(induced * G) / max(np.sum(G * G), 1e-300))
+    res = float(np.linalg.norm(induced + c * G) / max(np.linalg.norm(induced), 1e-300))
+    # error model: rounding of the matrix products, 50 eps (hidden + dim_y) relative
+    return Outcome(residual=res, tolerance=50 * EPS * (p.hidden + p.dim_y), values={
+        "best_scalar_rate": c, "relative_misfit": res},
+        message="|induced dD_y/dt + c G| / |induced| at the best scalar c")
+
+
+# ===========================================================================
+# 4. w controls the representational velocity (l.105, catalogue R2)
+def _rv_params():
+    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the state", search=(0, 10_000)),
+            Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
+            Param.int("hidden", 3, 1, 64, "dim H", search=(1, 6)),
+            Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),
+            Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.3, 3.0)),
+            Param.float("tau_y", 2.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.3, 3.0)),
+            Param.float("scale", 1.0, 0.0, 100.0, "scale of D_h, D_y", low_open=True, search=(0.05, 3.0)),
+            Param.choice("gradients", "eq17", ["eq17", "eq16"],
+                         "eq17: the paper's Eq 17 factor 1/2 (Eq 7 time units); eq16: the true gradients (1/4)")]
+
+
+velocity = Claim(
+    id="vanrossem.representational_velocity",
+    document="vanrossem",
+    title="w controls the representational velocity and only adds the output angle",
+    label="l.105 (Eq 7, first line; Eq 8)",
+    section="2.3",
+    equation="(7), (8)",
+    lines=(99, 105),
+    statement=r"\tfrac{d}{dt}\|dh\|^2=-\tfrac1{\tau_h}\|x_2-x_1\|^2\,w,\qquad "
+              r"w=\|dy\|^2-\|dy\|\,\|y_2-y_1\|\cos\theta",
+    status="holds",
+    params=_rv_params(),
+    notes="Sharpening: the first line of Eq 7 is exact for EVERY state (D_h, D_y), not only on the invariant manifold "
+          "of Eq 19 (catalogue R0), because d|dh|^2/dt = 2 dh.(dD_h/dt) dX = -(2 g a/tau_h) (D_y dh).(dy - dY) = "
+          "-(2 g a/tau_h) w. With the paper's Eq 17 (g = 1/2) this is Eq 7; with the true gradients of Eq 16 "
+          "(g = 1/4, erratum E1) it is half of it (choose gradients=eq16: the check then compares with -(a/(2 tau_h)) w). "
+          "The velocity is a central difference in time along the Eq 6 field (exact up to rounding: |dh|^2 is "
+          "quadratic along a straight line). 'Angle': theta is the angle between dy and Delta y, so "
+          "w = v - sqrt(v b) cos(theta), |w - v| <= sqrt(v b).",
+    catalogue="vanrossem §2.2 R2 (R0, E1)",
+    covers=("R2",),
+)
+
+
+def _rv_state(p):
+    rng = np.random.default_rng(p.seed)
+    x1, x2 = rng.standard_normal(p.dim_x), rng.standard_normal(p.dim_x)
+    y1, y2 = rng.standard_normal(p.dim_y), rng.standard_normal(p.dim_y)
+    Dh = p.scale * rng.standard_normal((p.hidden, p.dim_x))
+    Dy = p.scale * rng.standard_normal((p.dim_y, p.hidden))
+    return x1, x2, y1, y2, Dh, Dy
+
+
+def _rv_outcome(p, predict):
+    x1, x2, y1, y2, Dh, Dy = _rv_state(p)
+    g = tp.EQ7_FACTOR if p.gradients == "eq17" else tp.TRUE_FACTOR
+    _, fDh, _ = _eq6_field(np.zeros(p.dim_y), Dh, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
+    dX, dY = x2 - x1, y2 - y1
+    a, b = float(dX @ dX), float(dY @ dY)
+    dh = Dh @ dX
+    dy = Dy @ dh
+    u, v = float(dh @ dh), float(dy @ dy)
+    w = v - float(dy @ dY)
+
+    def u_along(e):
+        e = float(np.asarray(e).ravel()[0])
+        d = (Dh + e * fDh) @ dX
+        return float(d @ d)
+    (du,), (err,) = fd.gradient_with_error(u_along, [np.zeros(1)], h=1e-4)
+    du, err = float(du[0]), float(err[0])
+    pred = predict(a, b, u, v, w, p.tau_h, p.tau_y) * (2 * g)    # Eq 7 in units of the chosen gradient factor
+    cos = float(dy @ dY) / max(math.sqrt(v * b), 1e-300)
+    w_angle = v - math.sqrt(v * b) * cos
+    # error model: fd error estimate (rounding; the truncation vanishes for a quadratic) x10, plus the rounding of
+    # the prediction, 16 eps |a/tau_h| (|v| + |dy.dY|)
+    tol_v = 10 * err + 16 * EPS * a / p.tau_h * (abs(v) + abs(float(dy @ dY)))
+    return Outcome.from_parts(
+        {"d|dh|^2/dt vs prediction": (abs(du - pred), tol_v),
+         "w = v - sqrt(v b) cos(theta)": (abs(w - w_angle), 16 * EPS * (abs(v) + math.sqrt(v * b)))},
+        "representational velocity along the Eq 6 field (off the invariant manifold)",
+        values={"du_dt": du, "predicted": pred, "w": w, "u": u, "v": v, "a": a, "b": b, "cos_theta": cos,
+                "gradient_factor": g})
+
+
+@velocity.numeric
+def velocity_numeric(p):
+    """d|dh|^2/dt along Eq 6 equals -(a/tau_h) w (times 2g) at a random, unaligned state."""
+    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * w)
+
+
+velocity.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "scale", "gradients"),
+                  max_examples=15)
+
+
+@velocity.falsifier("square", search=("seed",))
+def velocity_square(p):
+    """The 'square' variant of Eq 51: d|dh|^2/dt = -(a/tau_h) w^2."""
+    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * w * w)
+
+
+@velocity.falsifier("output_norm_only", search=("seed",))
+def velocity_v(p):
+    """Velocity from |dy|^2 alone (no alignment with the targets): -(a/tau_h) v."""
+    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * v)
+
+
+@velocity.falsifier("decoder_time_constant", search=("seed", "tau_y"))
+def velocity_tau_y(p):
+    """tau_y in place of tau_h: -(a/tau_y) w."""
+    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / ty * w)
+
+
+@velocity.symbolic(timeout=60)
+def velocity_symbolic():
+    """Generic 2x2 D_h, D_y: d|dh|^2/dt + (2g a/tau_h) w expands to 0 (g = 1/2 and 1/4), no manifold assumption."""
+    th = sp.Symbol("tau_h", positive=True)
+    Dh = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"h{i}{j}"))
+    Dy = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"y{i}{j}"))
+    dX = sp.Matrix(sp.symbols("x0 x1"))
+    dY = sp.Matrix(sp.symbols("t0 t1"))
+    dh = Dh * dX
+    dy = Dy * dh
+    a = (dX.T * dX)[0]
+    w = (dy.T * dy)[0] - (dy.T * dY)[0]
+    bad = []
+    for g in (sp.Rational(1, 2), sp.Rational(1, 4)):
+        dDh = -g / th * Dy.T * (dy - dY) * dX.T
+        du = 2 * (dh.T * (dDh * dX))[0]
+        if sp.expand(du + 2 * g * a / th * w) != 0:
+            bad.append(f"g={g}")
+    return Outcome(residual=len(bad), tolerance=0, values={
+        "method": "sympy.expand, generic 2x2 matrices", "nonzero": bad,
+        "proved": "d|dh|^2/dt = -(2g a/tau_h) w for all D_h, D_y (g = 1/2: Eq 7)"},
+        message="gradient factors for which the identity failed")
+
+
+# ===========================================================================
+# 5. The intuition of §4.3 (catalogue F12)
+intuition = Claim(
+    id="vanrossem.structure_intuition",
+    document="vanrossem",
+    title="Intuition (§4.3): equal targets pull representations together, different targets push coincident ones apart",
+    label="§4.3, l.176",
+    section="4.1, 4.3",
+    equation="(7)",
+    lines=(176, 191),
+    statement=r"\text{representations move closer when their outputs agree; with different targets and the same "
+              r"representation they must move apart; this resembles rich/lazy learning}",
+    status="heuristic",
+    params=_rv_params(),
+    notes="Qualitative. The two mechanisms have exact counterparts in the effective theory (Eq 6 off the manifold, "
+          "the paper's gradient factor): (i) equal targets (Delta y = 0): w = |dy|^2 >= 0, so d|dh|^2/dt = "
+          "-(a/tau_h)|dy|^2 <= 0: the representations approach while their outputs differ; (ii) different targets and "
+          "coincident representations (dh = 0): d|dh|^2/dt = 0 but d^2|dh|^2/dt^2 = 2|d(dh)/dt|^2 = "
+          "2 (g a/tau_h)^2 |D_y^T Delta y|^2 > 0 (g = 1/2 for Eq 7): they separate. Checked numerically on random states. The "
+          "rich/lazy resemblance (l.176) is not testable beyond the limits of vanrossem.large_weight_limit and "
+          "vanrossem.small_weight_limit.",
+    catalogue="vanrossem §2.6 F12",
+    covers=("F12",),
+)
+
+
+@intuition.numeric
+def intuition_numeric(p):
+    """Delta y = 0 gives d|dh|^2/dt = -(a/tau_h)|dy|^2 <= 0; dh = 0 with Delta y != 0 gives d^2|dh|^2/dt^2 > 0."""
+    x1, x2, y1, y2, Dh, Dy = _rv_state(p)
+    g = tp.EQ7_FACTOR if p.gradients == "eq17" else tp.TRUE_FACTOR
+    dX = x2 - x1
+    a = float(dX @ dX)
+    # (i) equal targets
+    _, fDh, _ = _eq6_field(np.zeros(p.dim_y), Dh, Dy, x1, x2, y1, y1, (1.0, p.tau_h, p.tau_y), g)
+    dh, dhdot = Dh @ dX, fDh @ dX
+    du = 2 * float(dh @ dhdot)
+    v = float((Dy @ dh) @ (Dy @ dh))
+    pred_i = -2 * g * a / p.tau_h * v
+    # (ii) coincident representations: project D_h so that D_h dX = 0
+    Dh0 = Dh - np.outer(Dh @ dX, dX) / a
+    _, fDh0, _ = _eq6_field(np.zeros(p.dim_y), Dh0, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
+    sdot = fDh0 @ dX
+    d2u = 2 * float(sdot @ sdot)                       # u = |dh|^2 with dh(0) = 0: u'' = 2 |dh'|^2
+    pred_ii = 2 * (g * a / p.tau_h) ** 2 * float(np.sum((Dy.T @ (y2 - y1)) ** 2))
+    scale_i = 2 * g * a / p.tau_h * (v + abs(du))
+    return Outcome.from_parts(
+        {"(i) du/dt + (2g a/tau_h)|dy|^2 (equal targets)": (abs(du - pred_i), 32 * EPS * max(scale_i, 1e-300)),
+         "(i) du/dt <= 0": (max(du, 0.0), 32 * EPS * max(scale_i, 1e-300)),
+         "(ii) u'' at dh = 0 vs 2 (g a/tau_h)^2 |D_y^T dY|^2": (abs(d2u - pred_ii),
+                                                                     32 * EPS * max(pred_ii, 1e-300) * p.hidden),
+         "(ii) u'' > 0": (0.0 if d2u > 0 else 1.0, 0.5)},
+        "the two mechanisms of §4.3 in the effective theory",
+        values={"du_dt_equal_targets": du, "d2u_dt2_coincident": d2u, "dh_after_projection": float(
+            np.linalg.norm(Dh0 @ dX))})
+
+
+intuition.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "scale", "gradients"),
+                   max_examples=12)
+
+
+# ===========================================================================
+# 6. Typos and notation slips (catalogue E12)
+_SEED_NAME = DOCUMENTS["vanrossem"][0]
+
+
+def _seed_lines():
+    """The seed file's lines (1-based list with a dummy 0), or None when it is not on this machine."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    cands = [os.environ.get("THEOREMS_SEEDS", ""), "/work/shared/seeds",
+             os.path.join(here, "..", "..", "..", "shared", "seeds"), os.path.join(here, "..", "..", "seeds")]
+    for d in cands:
+        f = os.path.join(d, _SEED_NAME) if d else ""
+        if f and os.path.exists(f):
+            with open(f, encoding="utf-8") as fh:
+                return [""] + fh.read().split("\n")
+    return None
+
+
+def _latex_of(line):
+    """The LaTeX source of a display line: from its first backslash (the Unicode rendering before it has none) to
+    the MathML word dump after it."""
+    i = line.find("\\")
+    if i < 0:
+        return ""
+    ends = [j for j in (line.find(m, i) for m in ("italic_", "start_ROW", "start_ARG", "roman_", "start_POST",
+                                                     "divide start")) if j > 0]
+    return line[i:min(ends)] if ends else line[i:]
+
+
+def _paren_balance(tex):
+    tex = tex.replace(r"\left(", "(").replace(r"\right)", ")")
+    return tex.count("(") - tex.count(")")
+
+
+def _typo_eq9_parentheses(L):
+    """l.130: Eq 9 closes with ')))': one ')' too many."""
+    tex = _latex_of(L[130])
+    stated = _paren_balance(tex)
+    corrected = _paren_balance(tex.replace("))),", ")),"))
+    return abs(stated), abs(corrected), {"eq9_latex_tail": tex[-60:], "paren_excess": -stated}
+
+
+def _typo_y0(L):
+    """l.130, l.331, l.353: 'y(0)' stands for ybar(0). Text: every Eq 9/18/22 uses (y(0) - (y_2+y_1)/2). Numeric:
+    the Eq 9 loss at t = 0 equals Eq 16 with y(0) := ybar(0), not with y(0) := the prediction at x_1 or x_2."""
+    hits = {ln: _latex_of(L[ln]).count(r"(y(0)-\frac{y_{2}+y_{1}}{2})") for ln in (130, 331, 353)}
+    rng = np.random.default_rng(12)
+    x1, x2, y1, y2 = rng.standard_normal(2), rng.standard_normal(2), rng.standard_normal(2), rng.standard_normal(2)
+    Dh, Dy, ybar = rng.standard_normal((3, 2)), rng.standard_normal((2, 3)), rng.standard_normal(2)
+    L16 = _loss16(ybar, Dh, Dy, x1, x2, y1, y2)
+    dY = y2 - y1
+    dy = Dy @ Dh @ (x2 - x1)
+    w, v, b = float(dy @ dy - dy @ dY), float(dy @ dy), float(dY @ dY)
+
+    def eq9(y0):
+        m = y0 - 0.5 * (y1 + y2)
+        return 0.5 * float(m @ m) + 0.25 * (w + 0.5 * (b - v))
+    pred_x1 = ybar - 0.5 * dy                      # the literal y(0): a network output (at x_1)
+    tol = 64 * EPS * (abs(L16) + v + b)
+    corrected = abs(eq9(ybar) - L16)
+    stated = abs(eq9(pred_x1) - L16)
+    missing = sum(1 for c in hits.values() if c < 1)
+    return (stated / tol if stated > tol else 0.0) + missing, (corrected / tol if corrected > tol else 0.0) + missing, {
+        "y0_occurrences": hits, "eq9_with_ybar0": eq9(ybar), "eq9_with_prediction_at_x1": eq9(pred_x1),
+        "eq16": L16}
+
+
+def _typo_mnist(L):
+    """l.542-543: Table 2 rows 'MINST' for the MNIST data set of App. B.4."""
+    table = " ".join(L[532:544])
+    stated = table.count("MINST")
+    fixed = table.replace("MINST", "MNIST")
+    return stated, fixed.count("MINST") + (0 if "MNIST" in " ".join(L[555:560]) else 1), {
+        "table2_minst_count": stated}
+
+
+def _table2(L):
+    rows = {}
+    for ln in range(535, 544):
+        m = re.match(r"(.+?)\s+(leaky relu|tanh|relu|none)\s+([\d.]+)\s+([\d.]+)\s+(\d+)\s+(\d+)\s+(\d+)\s*$", L[ln])
+        if m:
+            rows[m.group(1).strip()] = {"nonlinearity": m.group(2), "gain": float(m.group(3)),
+                                        "lr": float(m.group(4)), "epochs": int(m.group(5)),
+                                        "units": int(m.group(6)), "hidden": int(m.group(7)), "line": ln}
+    return rows
+
+
+def _typo_layer_counts(L):
+    """Blob network: Fig 8 (l.211) and B.3 (l.553) say 5-layer, Fig 13 (l.612) says 4-layer, Table 2 says 4 hidden
+    layers. Stated: the counts agree. Corrected: each count is hidden (4) or hidden + 1 Linear layers (5)."""
+    rows = _table2(L)
+    hidden = {r["hidden"] for k, r in rows.items() if k.startswith("Blobs")}
+    c8 = re.search(r"(\d+)-layer, tanh", L[211])
+    c3 = re.search(r"(\d+) layer fully connected", L[553])
+    c13 = re.search(r"(\d+)-layer, tanh", L[612])
+    counts = [int(c.group(1)) for c in (c8, c3, c13) if c]
+    if len(counts) < 3 or len(hidden) != 1:
+        return 1.0, 1.0, {"parse": "failed"}
+    H = hidden.pop()
+    stated = len(set(counts + [H])) - 1                     # distinct values beyond one
+    corrected = sum(1 for c in counts if c not in (H, H + 1))
+    return stated, corrected, {"fig8_blobs_layers": counts[0], "b3_layers": counts[1], "fig13_layers": counts[2],
+                               "table2_hidden": H}
+
+
+def _typo_units(L):
+    """Fig 4 caption (l.145): '100 units' for the MNIST net; Table 2: 200 units."""
+    m = re.search(r"(\d+) units", L[145])
+    rows = _table2(L)
+    units = {r["units"] for k, r in rows.items() if k.startswith("MINST") or k.startswith("MNIST")}
+    if not m or len(units) != 1:
+        return 1.0, 1.0, {"parse": "failed"}
+    u = units.pop()
+    return float(int(m.group(1)) != u), 0.0, {"fig4_units": int(m.group(1)), "table2_units": u}
+
+
+def _typo_trace_tau(L):
+    """Eq 30 (l.391) names the trace of the Jacobian 'tau', the letter of the time constants tau_h, tau_y. Symbolic
+    part of the corrected reading: the right-hand side of Eq 30 is the trace of the Eq 29 Jacobian at u*."""
+    tex = _latex_of(L[391])
+    stated = int(tex.startswith(r"\tau=") and r"\tau_{y}" in tex)
+    th, ty, a = sp.symbols("tau_h tau_y a", positive=True)
+    AH, AL = sp.Symbol("A_H", real=True), sp.Symbol("A_L", positive=True)
+    ustar = AH / 2 + sp.sqrt(AH ** 2 / 4 + AL ** 2)
+    v = th / (ty * a) * ustar * (ustar - AH)
+    J22 = -sp.Rational(3, 2) * ustar / ty - a / (2 * th) * v / ustar   # d(dw/dt)/dw at w = 0 (Eq 7 on Eq 24)
+    eq30 = -(AH / 2 + sp.sqrt(AH ** 2 + 4 * AL ** 2)) / ty
+    corrected = int(sp.simplify(sp.expand(J22 - eq30)) != 0)
+    return stated, corrected, {"eq30_lhs": tex[:5]}
+
+
+def _typo_decoder_argument(L):
+    """l.81: 'y_psi(x_i)' for y_psi(h_phi(x_i)); y_psi is a map H -> Y (l.61), so the printed argument is ill-typed."""
+    tex = _latex_of(L[81])
+    stated = tex.count(r"y_{\psi}(x_{i})")
+    return stated, 0 if r"y_{\psi}(h_{\phi}(" in tex else 1, {"printed_occurrences": stated}
+
+
+def _typo_squared_distance(L):
+    """l.170-174: 'the final representational distance converges to A_high/A_low' means the SQUARED distance
+    (Eq 10 has |dh|^2 on the left). Checked on the catalogue's exact example (u_inf = 5/6): the converged |dh|^2,
+    not |dh|, equals Eq 10."""
+    # NumPy Dormand-Prince (no Numba compile for one small run); rtol 1e-10
+    res = tp.solve_to_equilibrium(0.3, 0.2, 0.2, 0.25, 1.0, 1.0, 4.0, backend="numpy", rtol=1e-10)
+    AH, AL = tp.a_high(0.3, 0.2, 0.25, 1.0, 4.0), tp.a_low(0.25, 1.0, 1.0, 4.0)
+    u_star = tp.eq10(AH, AL)
+    # error model (as vanrossem.two_point_fixed_point): drift of the conserved A_high + 2 x the Newton distance
+    # + the local error 10 rtol u*
+    tol = abs(res["AH_end"] - res["AH0"]) + 2 * abs(res["du"]) + 1e-9 * u_star
+    text_ok = "||dh||^{2}=\\frac{1}{2}A_{\\text{high}}" in L[158]
+    stated, corrected = abs(math.sqrt(res["u"]) - u_star) / tol, abs(res["u"] - u_star) / tol
+    return (stated if stated > 1 else 0.0, (corrected if corrected > 1 else 0.0) + (0 if text_ok else 1),
+            {"dh2_inf": res["u"], "dh_inf": math.sqrt(res["u"]), "eq10": u_star})
+
+
+_TYPOS = {
+    "eq9_parentheses": _typo_eq9_parentheses,
+    "y0_means_ybar": _typo_y0,
+    "decoder_argument": _typo_decoder_argument,
+    "trace_named_tau": _typo_trace_tau,
+    "squared_distance": _typo_squared_distance,
+    "mnist_spelling": _typo_mnist,
+    "blob_layer_counts": _typo_layer_counts,
+    "mnist_units": _typo_units,
+}
+
+typos = Claim(
+    id="vanrossem.notation_typos",
+    document="vanrossem",
+    title="Typos and notation slips (Eq 9 brackets, y(0), y_psi(x_i), trace 'tau', squared distance, MINST, "
+          "layer and unit counts)",
+    label="E12",
+    section="2.2, 3, 4.1, A.1, A.3, B, C.3",
+    equation="(5), (9), (18), (22), (30); Tables 2",
+    lines=(81, 612),
+    statement=r"\text{as printed: Eq 9 '\ldots\|dy\|^2)))', }y(0)\text{ in Eqs 9, 18, 22, }y_\psi(x_i)\text{ (l.81), "
+              r"}\tau=\mathrm{tr}J\text{ (Eq 30), 'distance' converges to }A\text{, 'MINST', 5-layer vs 4-layer vs 4 "
+              r"hidden, 100 vs 200 units}",
+    status="erratum",
+    corrected=r"\text{one ')' fewer in Eq 9; }y(0)\to\bar y(0);\ y_\psi(x_i)\to y_\psi(h_\phi(x_i));\ "
+              r"\mathrm{tr}J\text{ named apart from }\tau_h,\tau_y;\ \|dh(\infty)\|^2\to A;\ \text{MNIST; blob net = 4 "
+              r"hidden = 5 Linear layers; one unit count}",
+    params=[Param.choice("typo", "all", ["all"] + list(_TYPOS), "which slip to check (all: every one)")],
+    notes="Each slip is read from the seed text (its LaTeX source) and checked in its printed and its corrected "
+          "reading; where an equation is involved the reading is also checked numerically or symbolically "
+          "(y(0) := ybar(0) makes Eq 9 equal Eq 16 at t = 0; Eq 30's right side is the trace of the Eq 29 Jacobian; "
+          "the converged |dh|^2, not |dh|, equals Eq 10). Residual of the corrected check = number of corrected "
+          "readings that fail; of the 'stated' falsifier = number of printed readings that are inconsistent (each "
+          "one alone refutes it). Not encoded: the eigenvector named (a, b) at l.405 (consistent within the paper, "
+          "it only clashes with the catalogue's a, b); '|dh|^6 = u^3' at l.367 (notation; Eq 25 itself is checked by "
+          "vanrossem.conservation_law). Inconclusive if the seed file is not on this machine.",
+    catalogue="vanrossem §4 E12",
+    covers=("E12",),
+)
+
+
+def _typo_outcome(p, which):
+    L = _seed_lines()
+    if L is None:
+        return inconclusive(f"seed file {_SEED_NAME} not found (set THEOREMS_SEEDS to its directory)")
+    names = list(_TYPOS) if p.typo == "all" else [p.typo]
+    per, values = {}, {}
+    for n in names:
+        stated, corrected, vals = _TYPOS[n](L)
+        per[n] = {"stated": float(stated), "corrected": float(corrected)}
+        values[n] = vals
+    if which == "stated":
+        # the printed text is refuted when EVERY selected slip is inconsistent as printed
+        consistent = [n for n in names if per[n]["stated"] <= 0]
+        return Outcome(residual=float(len(names) - len(consistent)), tolerance=float(len(names) - 1),
+                       values={"per_typo": per, "printed_consistent": consistent, **values},
+                       message=f"{len(names) - len(consistent)} of {len(names)} printed readings inconsistent")
+    failing = [n for n in names if per[n]["corrected"] > 0]
+    return Outcome(residual=float(len(failing)), tolerance=0.0,
+                   values={"per_typo": per, "corrected_failing": failing, **values},
+                   message=f"{len(failing)} of {len(names)} corrected readings fail")
+
+
+@typos.numeric
+def typos_numeric(p):
+    """Every corrected reading is consistent with the seed text and the mathematics."""
+    return _typo_outcome(p, "corrected")
+
+
+@typos.falsifier("stated")
+def typos_stated(p):
+    """The printed readings: each one is inconsistent (refuted when all selected slips are)."""
+    return _typo_outcome(p, "stated")
