@@ -139,7 +139,7 @@ p11 = Claim(
           "Corrected (Prop 2.2's hypothesis): f = W2(s) tanh(W1(s) x) with smooth trigonometric Theta, globally "
           "Lipschitz in x; reference by RK4 with 2^11 steps (error ~1e-13); checked slope of max_n |X(n/N) - x_n| <= -1 + 0.15.",
     catalogue="sander_part1 §2.0 I3; §4 E7",
-    covers=("I3",),
+    covers=("I3", "E7"),
 )
 
 

@@ -120,7 +120,7 @@ backprop = Claim(
           "the proof of Prop 3.6 uses the right p_{k+1} for V_{k+1} (l.2556).  (3.14) and (3.16) are correct.  "
           "ReLU: FD is valid only away from kinks; an instance with a pre-activation within 4h of 0 is inconclusive.",
     catalogue="sander_part1 §2.8 T3.2; §4 E8",
-    covers=("T3.2", "M3.1"),
+    covers=("T3.2", "M3.1", "E8"),
 )
 
 
@@ -254,7 +254,7 @@ adjoint = Claim(
           "Check: |p_0^L - P(0)| decreases like 1/L (error ratio between successive depths <= 0.6, i.e. slope <= -0.74; "
           "the 1/L law gives 0.5 + O(1/L)).  The printed ODE's P(0) is not the limit: the ratio is ~1.",
     catalogue="sander_part1 §2.8 T3.5; §4 E9",
-    covers=("T3.5",),
+    covers=("T3.5", "E9"),
 )
 
 
@@ -588,7 +588,7 @@ smooth = Claim(
           "Remark (l.1702) 'bounds diverge exponentially with T' is about the bound; the measured growth is polynomial "
           "(claim sander.early_stopping_heuristic).  Gap E21: Prop 3.8's proof needs Lip(pi) <= 1 (claim sander.clipping_lipschitz_gap).",
     catalogue="sander_part1 §2.6 F3.1, F3.3; §3.1 D13",
-    covers=("F3.1", "F3.3", "D13"),
+    covers=("F3.1", "F3.3", "T3.3", "D13"),
 )
 
 
@@ -750,7 +750,7 @@ chernoff = Claim(
           "m eta_r^2/(64 M_sigma^2 n) instead of 3 m eta_r^2/(64 M_sigma^2 n), i.e. the width m needed grows x3.  "
           "E13 typos (l.2572 missing n, l.2750 missing 2) recorded only.",
     catalogue="sander_part1 §2.8 T3.9; §4 E12, E13",
-    covers=("T3.9", "D19"),
+    covers=("T3.9", "D19", "E12"),
 )
 
 
@@ -864,7 +864,7 @@ pl_ineq = Claim(
           "0.00736 < 0.0591 at L = 4, 0.0567 < 0.0591 at L = 100 (K = 1).  The proof's constraint gives |V_k|_F <= M <= 1/2, "
           "so the factor is 1 - sqrt2 K/L, and -log(1-x) <= 2x on [0, 1/2] gives the corrected form.  Evaluated in mpmath (50 digits).",
     catalogue="sander_part1 §2.7 P3.2; §4 E16",
-    covers=("P3.2",),
+    covers=("P3.2", "E16"),
 )
 
 
@@ -994,7 +994,7 @@ prop39 = Claim(
           "|A - A_init|_F = M (the worst case of the PL ball) satisfies |A|_2 <= |A_init|_2 + M (triangle inequality).  "
           "Typos: 'PL condition (3.5)' is Def 3.5 (l.1970, 1998); E subset R^d x R^p should be R^q x R^p.",
     catalogue="sander_part1 §2.7 P3.5; §4 E10",
-    covers=("P3.5",),
+    covers=("P3.5", "E10"),
 )
 
 
@@ -1050,7 +1050,7 @@ th37 = Claim(
     notes="Typo, conservative: the printed q^3 condition implies the q^2 one, so Thm 3.7 stands; the equivalence "
           "as printed is wrong.  Symbolic only (the constants c_3, c_4 are vacuous at CPU scale: c_4 = 4.1e-11 for tanh).",
     catalogue="sander_part1 §2.7 P3.3; §4 E11; §3.1 D16",
-    covers=("D16",),
+    covers=("D16", "P3.3", "E11"),
 )
 
 
@@ -1119,7 +1119,7 @@ clip = Claim(
           "none was constructed here [H].  Prop 3.1 (global existence of (3.5)) follows from Prop 3.8 (linear growth).  "
           "No numeric check: the clipped flow with Lip(pi) = 1 is what the finite-time claims run (clipping inactive).",
     catalogue="sander_part1 §2.5 M3.2; §4 E21",
-    covers=("M3.2",),
+    covers=("M3.2", "E21"),
 )
 
 

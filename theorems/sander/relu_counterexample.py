@@ -50,7 +50,7 @@ relu = Claim(
           "(-1)^k/(2L) is not a discretised Lipschitz function, but its differences are 1/L, which is all Prop 3.8 uses; "
           "GELU/tanh from the same init keep depth x max gap bounded (falsifier smooth_activation, reproduction).",
     catalogue="sander_part1 §2.9 D3.1; §4 E14; §3.1 D20",
-    covers=("D3.1", "D20"),
+    covers=("D3.1", "D20", "E14"),
 )
 
 
