@@ -55,6 +55,14 @@ def test_bad_claim_declarations_are_rejected():
     with pytest.raises(ValueError, match="registered twice"):
         Claim(id="menon.balanced_invariance", document="menon", title="t", label="l", lines=(1, 1),
               statement="s", status="holds")
+    # a falsifier named after the variant that holds would make `--variant` ambiguous
+    holds = _toy("falsifier_named_stated")
+    with pytest.raises(ValueError, match="may not be named 'stated'"):
+        holds.falsifier("stated")
+    erratum = _toy("falsifier_named_corrected", status="erratum", corrected="c")
+    with pytest.raises(ValueError, match="may not be named 'corrected'"):
+        erratum.falsifier("corrected")
+    registry.pop(holds.id), registry.pop(erratum.id)
 
 
 def test_verdicts_from_residuals():

@@ -249,6 +249,12 @@ class Claim:
         """The nearest wrong variant.  Evaluated at the defaults (updated by ``fixed``);
         if that does not refute it and ``search`` names parameters, Hypothesis searches
         them for a counterexample.  A falsifier that finds none fails."""
+        if name == self.true_variant:
+            raise ValueError(
+                f"{self.id}: a falsifier may not be named {name!r}, the variant that holds for status "
+                f"{self.status!r} (`theorems check --variant {name}` would be ambiguous); an erratum's printed "
+                f"form is the falsifier 'stated' of a claim with status 'erratum'")
+
         def deco(f):
             self._add(Check(self, "falsifier", name, f, slow=slow, backends=tuple(backends),
                             search=tuple(search), max_examples=max_examples,

@@ -57,6 +57,7 @@ rank = Claim(
           "SQUARED Frobenius norm of the smallest W with W sigma(A) = A. With the bias (K instead of Kbar) "
           "the equality fails when 1 is in Im A^T (A = c 1^T gives c^2/(1+c^2)).",
     catalogue="jacot §2.3 C1, §2.2 L5; §4 E4, E20",
+    covers=("C1", "L5", "E4", "E20"),
 )
 
 
@@ -146,6 +147,7 @@ prop1 = Claim(
           "inequality holds trivially); with a plain pseudo-inverse A = (-0.329, -0.792)^T has 'COI' 0 < 1. "
           "E3 (the proof's middle expression) is recorded in the catalogue; the statement is unaffected.",
     catalogue="jacot §2.3 P1; §4 E3, E21",
+    covers=("P1", "E21"),
 )
 
 
@@ -241,6 +243,7 @@ chain = Claim(
     ],
     notes="Equality on the right iff the nonzero singular values are equal (decay = 1).",
     catalogue="jacot §2.3 P1b",
+    covers=("P1b",),
 )
 
 
@@ -313,6 +316,7 @@ neurons = Claim(
     notes="E14. The loss splits over neurons (rows) because the Frobenius norm is additive over rows; the "
           "interaction between neurons goes through K_p.",
     catalogue="jacot §2.2 L3; §4 E14",
+    covers=("L3", "C0", "E14"),
 )
 
 
@@ -367,6 +371,7 @@ gamma = Claim(
             Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
     notes="E2 (wrong exponent). The paper's experiments may use either form; a reproduction must say which.",
     catalogue="jacot §2.5 T4e; §4 E2",
+    covers=("T4e", "E2"),
 )
 
 

@@ -40,6 +40,7 @@ steps = Claim(
           "is (1 + a/4 - a/(2L)) (divided by 1 - a/(4L^2) when normalised), still <= 1 + a/4, so the "
           "condition stays sufficient. solvers.leaky_net.check_inputs rejects rho_l Lt >= 1 naming D2.",
     catalogue="jacot §2.6 D2, D3, D4",
+    covers=("D2", "D3", "D4"),
 )
 
 
@@ -113,6 +114,7 @@ mesh = Claim(
     notes="E16. solvers.leaky_net.irregular renormalises by default (no-op for even L); the check uses the "
           "printed (unnormalised) values.",
     catalogue="jacot §2.6 D4; §3 R6; §4 E16",
+    covers=("D4", "R6", "E16"),
 )
 
 
@@ -192,6 +194,7 @@ adaptive = Claim(
           "Property: rho is a fixed point iff the relative increments are equal (algebraic: rho_new prop. to "
           "rho / r_l). [EMP] part (2% cost, Fig. 2) not encoded.",
     catalogue="jacot §2.6 D5; §3 R6",
+    covers=("D5", "R6"),
 )
 
 
@@ -311,6 +314,7 @@ gradient = Claim(
           "The cost's gradient is piecewise polynomial in W (ReLU kinks); instances with a pre-activation within "
           "the finite-difference reach of 0 are inconclusive. Both backends (Numba kernel, NumPy reference).",
     catalogue="jacot §2.6 D1",
+    covers=("D1",),
 )
 
 
@@ -386,6 +390,7 @@ critical = Claim(
           "dC/dA_l (through the remaining layers) both by central differences. Since rho_l, lambda > 0 the identity "
           "gives the equivalence.",
     catalogue="jacot §2.4 H2 (discrete analogue, brief of this module)",
+    covers=("H2",),
 )
 
 

@@ -62,6 +62,7 @@ equations = Claim(
           "the paper, catalogue H1). Away from the ReLU kink (no entry of A at 0) H is smooth and the "
           "derivatives are checked by central differences.",
     catalogue="jacot §2.4 H3, H4",
+    covers=("H3", "H4"),
 )
 
 
@@ -152,6 +153,7 @@ conservation = Claim(
           "conservation holds through the kinks; the Dormand-Prince controller resolves the jump of B' there. "
           "Paths that blow up (norm > 1e6) are inconclusive, not failures.",
     catalogue="jacot §2.4 H5; §3 R1",
+    covers=("H5", "R1"),
 )
 
 
@@ -235,6 +237,7 @@ growth = Claim(
           "F(r(q)); with it, F' = 2 Lt G. Analytic check: d/dp Tr[B K B^T] = 2 Lt |B 1|^2 from H3. "
           "W_p = Lt B_p sigma(A_p)^T (H2) on the shot geodesic; I(p) = int |b|^2 integrated with the path.",
     catalogue="jacot §2.7 P10; §4 E1",
+    covers=("P10", "E1"),
 )
 
 
@@ -318,6 +321,7 @@ energies = Claim(
           "(the paper's remark l.180) and the point is skipped. E10 (the transpose in B_p = Lt^-1 W_p "
           "(sigma(A_p)^+)^T) is recorded; the check uses B_p from the shooting, not the printed formula.",
     catalogue="jacot §2.5 T0, T0b; §4 E10, E11",
+    covers=("T0", "T0b", "E11"),
 )
 
 
@@ -400,6 +404,7 @@ thm4 = Claim(
     notes="Catalogue T4a: an algebraic identity for any (A, B) once A' := Lt (B K - A), since "
           "A'/Lt + gamma B = B (K + gamma I) - A; neither optimality nor the image condition is needed.",
     catalogue="jacot §2.5 T4a",
+    covers=("T4a",),
 )
 
 

@@ -50,6 +50,7 @@ minimal = Claim(
           "w + 1 >= N (sigma(A) has full column rank generically). Null-space perturbations Z (Z sigma(A) = 0) "
           "keep a solution and add |Z|^2 exactly (Pythagoras).",
     catalogue="jacot §2.2 L1",
+    covers=("L1",),
 )
 
 
@@ -134,6 +135,7 @@ knorm = Claim(
           "so the path problem is equivalent to the weight problem. Without it (plain pinv) unrealisable "
           "velocities get a finite cost (falsifier).",
     catalogue="jacot §2.2 L2",
+    covers=("L2",),
 )
 
 
@@ -202,6 +204,7 @@ split = Claim(
           "are infinite and the split is infinity - infinity (Remark l.109); a plain pseudo-inverse gives a "
           "meaningless finite value (falsifier, catalogue example w=1, N=3).",
     catalogue="jacot §2.2 L4",
+    covers=("L4",),
 )
 
 
@@ -318,6 +321,7 @@ reparam = Claim(
           "split at the ReLU kinks (located by brentq; K^+ is smooth between them), error estimated from two resolutions. Needs w + 1 >= N "
           "so the K-norms are finite along the path.",
     catalogue="jacot §2.2 L6",
+    covers=("L6",),
 )
 
 
@@ -435,6 +439,7 @@ zero = Claim(
           "deterministic map, so they stay equal to rounding. Also: a non-constant velocity has infinite K-norm "
           "at A = 0 (Im K = constants).",
     catalogue="jacot §2.2 L8",
+    covers=("L8",),
 )
 
 
@@ -523,6 +528,7 @@ rangesym = Claim(
           "Both ODEs integrated by RK4; the path error is estimated by step halving (the two discretisations "
           "do not map stage-to-stage exactly in floating point). Norms by Gauss-Legendre (60 x 8 nodes).",
     catalogue="jacot §2.1 S1, S2, S3; §4 E13; §3 R7",
+    covers=("S1", "S2", "S3", "E13", "R7"),
 )
 
 
@@ -617,6 +623,7 @@ outscale = Claim(
     notes="Uses positive homogeneity of the ReLU; S5 is c = Lt from Lt = 0 (non-leaky net = leaky net with "
           "outputs e^{-Lt} alpha_1). The catalogue's 'cross-entropy makes outputs grow' part is cited, not checked.",
     catalogue="jacot §2.1 S4, S5; §3 R7",
+    covers=("S4", "S5", "R7"),
 )
 
 

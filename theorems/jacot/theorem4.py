@@ -119,6 +119,7 @@ eq3 = Claim(
           "jacot.hamiltonian_energies). Proof ingredient: |B|_{K+gI} <= |B|/sqrt(g), so the identity's "
           "remainder gamma^2|B|^2_G - gamma|B|^2 lies in [-gamma|B|^2, 0].",
     catalogue="jacot §2.5 T4b, T0c; §4 E11",
+    covers=("T4b", "T0c", "E11"),
 )
 
 
@@ -193,6 +194,7 @@ rate = Claim(
           "left open whether 1x (Lt sqrt(g) c) suffices; on shot geodesics it does NOT (falsifier "
           "unit_constant_search: ratio 1.61 at w=3, N=8, seed=2, init=kernel). c = |B_p| pointwise.",
     catalogue="jacot §2.5 T4c; §4 E7, E8",
+    covers=("T4c", "E7", "E8"),
 )
 
 
@@ -288,6 +290,7 @@ eq4 = Claim(
           "overestimates the true min by at most the 101 vs 201 grid difference (x2 in the tolerance). "
           "'Approaches from below as Lt -> infinity' needs ell = o(Lt) and bounded c (hypotheses, Fig. 3).",
     catalogue="jacot §2.5 T4d",
+    covers=("T4d",),
 )
 
 
@@ -391,6 +394,7 @@ vargamma = Claim(
           "(= gamma_0 |K_p|_op; the printed |K_p|_op^2 is E2, jacot.gamma_p_scaling); here the parameter gamma "
           "is gamma_0. For eq. (4) sqrt(gamma) c must become sup_p sqrt(gamma_p)|B_p| (not checked here).",
     catalogue="jacot §2.5 T4e; §4 E2",
+    covers=("T4e", "E2"),
 )
 
 
@@ -456,7 +460,7 @@ balanced_size = Claim(
     notes="Heuristic. The premise is weakened by the corrected Prop 10 (|W_p|^2 is non-decreasing, 307 -> 1028 "
           "in the catalogue's trained net R3). A test needs trained nets (max_p/min_p of gamma_p|B_p|^2 vs |B_p|^2); "
           "shot geodesics are not minimisers, so no check here.",
-    catalogue="jacot §2.5 T4f", **_HEUR)
+    catalogue="jacot §2.5 T4f", covers=("T4f",), **_HEUR)
 
 timescales = Claim(
     id="jacot.separation_of_timescales", title="Speed ~ Lt sqrt(COI_gamma(p) - min_q COI_gamma(q)): slow and fast layers",
@@ -465,7 +469,7 @@ timescales = Claim(
     notes="Heuristic consequence of the rate bound (jacot.theorem4_rate) and eq. (4) (jacot.theorem4_min_coi) "
           "when -2H/Lt ~ min COI_gamma, i.e. for actual minima with ell = o(Lt). A regression of speed on "
           "Lt sqrt(extra-COI) over layers of trained nets (slope ~ 1) was not run (catalogue: not run).",
-    catalogue="jacot §2.5 T4g", **_HEUR)
+    catalogue="jacot §2.5 T4g", covers=("T4g",), **_HEUR)
 
 jumps = Claim(
     id="jacot.finite_length_jumps", title="Finite path length forces optimal COI at almost all layers; jumps only at the ends",
@@ -474,7 +478,7 @@ jumps = Claim(
               r"(observed only near }p=0,1)",
     notes="Empirical/heuristic: no quantitative statement (the limit Lt -> infinity with ell bounded is assumed). "
           "The observation about where the jumps occur is about trained networks (Fig. 1); nothing to check here.",
-    catalogue="jacot §2.5 T4h", **_HEUR)
+    catalogue="jacot §2.5 T4h", covers=("T4h",), **_HEUR)
 
 bn_rank = Claim(
     id="jacot.bottleneck_rank_hamiltonian", title="-2H/Lt is close to the Bottleneck rank k*",
@@ -483,7 +487,7 @@ bn_rank = Claim(
     notes="Rests on Prop 5 (a gap, jacot.prop5_nonnegative_limit) and COI = rank for non-negative A "
           "(jacot.coi_equals_rank, bias-free). Tested by the trained-network experiment BN1 (Fig. 1, k* = 5), "
           "not run in this module.",
-    catalogue="jacot §2.5 P5b; BN1", **_HEUR)
+    catalogue="jacot §2.5 P5b; BN1", covers=("P5b",), **_HEUR)
 
 # ---------------------------------------------------------------------------
 # P5 (Prop 9): gap (E9)
@@ -506,6 +510,7 @@ prop5 = Claim(
           "-0.75); (v) the Gronwall step is not quantified against the O(eps^2) gain. The asymptotic statement "
           "itself is not checkable here.",
     catalogue="jacot §2.5 P5; §4 E9",
+    covers=("P5", "E9"),
 )
 
 
