@@ -173,7 +173,7 @@ left right bigl bigr Bigl Bigr biggl biggr Biggl Biggr big Big bigg Bigg middle 
 langle rangle lvert rvert lVert rVert vert Vert lfloor rfloor lceil rceil
 quad qquad
 cdot cdots ldots dots dotsc dotsb dotsm vdots ddots colon
-le leq ge geq ne neq approx sim simeq cong equiv propto ll gg prec succ preceq succeq
+le leq ge geq ne neq approx asymp sim simeq cong equiv propto ll gg prec succ preceq succeq
 in notin ni subset subseteq supset supseteq cap cup setminus emptyset varnothing bigcap bigcup
 to mapsto rightarrow leftarrow Rightarrow Leftarrow Longrightarrow Longleftarrow Leftrightarrow
 iff implies longrightarrow longmapsto leftrightarrow uparrow downarrow hookrightarrow

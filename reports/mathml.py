@@ -29,6 +29,9 @@ _REWRITES = [
     (re.compile(r"\\lVert(?![A-Za-z])"), r"\\|"),
     (re.compile(r"\\rVert(?![A-Za-z])"), r"\\|"),
     (re.compile(r"\\tridiag(?![A-Za-z])"), r"\\operatorname{tridiag}"),
+    (re.compile(r"\\arg(?![A-Za-z])"), r"\\operatorname{arg}"),
+    (re.compile(r"\\asymp(?![A-Za-z])"), "\u224d"),
+    (re.compile(r"\\ldots(?![A-Za-z])"), "\u2026"),
 ]
 
 

@@ -55,6 +55,9 @@ def test_bad_claim_declarations_are_rejected():
     with pytest.raises(ValueError, match="registered twice"):
         Claim(id="menon.balanced_invariance", document="menon", title="t", label="l", lines=(1, 1),
               statement="s", status="holds")
+    with pytest.raises(ValueError, match="control characters 0x7"):
+        Claim(id="menon.zz_bell", document="menon", title="t", label="l", lines=(1, 1),
+              statement="\\max_{\alpha}", status="holds")   # "\a" in a non-raw string is BEL
     # a falsifier named after the variant that holds would make `--variant` ambiguous
     holds = _toy("falsifier_named_stated")
     with pytest.raises(ValueError, match="may not be named 'stated'"):

@@ -135,6 +135,9 @@ def test_report_renders_in_chromium(browser, report):
     res, path = report
     t0 = time.perf_counter()
     browser.get(path.as_uri())
+    # the report is several MB: probe only once the document has been parsed completely
+    from selenium.webdriver.support.ui import WebDriverWait
+    WebDriverWait(browser, 60).until(lambda d: d.execute_script("return document.readyState") == "complete")
     r = browser.execute_script(PROBE)
     n = len(res["claims"])
     docs = {c["document"] for c in res["claims"]}

@@ -182,6 +182,12 @@ class Claim:
             raise ValueError(f"unknown status {status!r} for {id}")
         if status in ("erratum", "gap") and not corrected:
             raise ValueError(f"{id}: an {status} needs the corrected statement")
+        for field, text in (("title", title), ("statement", statement), ("corrected", corrected or ""),
+                            ("notes", notes)):
+            ctrl = sorted({hex(ord(ch)) for ch in text if ord(ch) < 32 and ch not in "\n\t"})
+            if ctrl:
+                raise ValueError(f"{id}: {field} contains control characters {', '.join(ctrl)} (a '\\a', '\\b', "
+                                 f"'\\f' or '\\v' in a non-raw string? write LaTeX as r\"...\")")
         lo, hi = lines
         if not (1 <= lo <= hi):
             raise ValueError(f"{id}: bad line range {lines}")

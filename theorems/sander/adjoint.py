@@ -221,7 +221,12 @@ def _(p):
     return _ratio_outcome(p, 2)
 
 
-grad.property(over=("N", "seed", "family"), max_examples=10)
+# The doubling-ratio test compares two different networks when the weights are i.i.d. (each depth draws its
+# own), so for that family the ratio is a random variable, not an error model: the ci profile drew N = 70
+# with (2N)^2 err(2N) / N^2 err(N) = 1.28.  The i.i.d. rate is certified by its fitted slope with its standard
+# error over N = 64..512 in sander.adjoint_euler_rates; the property draws the smooth family, where the
+# comparison across N is deterministic.
+grad.property(over=("N", "seed"), max_examples=10, fixed={"family": "smooth"})
 
 
 @grad.falsifier("rate_1_over_N3")

@@ -390,8 +390,8 @@ dual = Claim(
     section="7.A.8",
     equation="",
     lines=(5165, 5187),
-    statement=r"\min_{v_1\ge\dots\ge v_n}\sum_ih_i(v_i)=\max_{lpha\in\mathbb R_+^{n-1}}-\sum_ih_i^*(lpha_i-lpha_{i-1}),"
-              r"\ v_i^*=(h_i^*)'(lpha_i^*-lpha_{i-1}^*)",
+    statement=r"\min_{v_1\ge\dots\ge v_n}\sum_ih_i(v_i)=\max_{\alpha\in\mathbb R_+^{n-1}}-\sum_ih_i^*(\alpha_i-\alpha_{i-1}),"
+              r"\ v_i^*=(h_i^*)'(\alpha_i^*-\alpha_{i-1}^*)",
     status="holds",
     params=[
         Param.int("n", 12, 2, 40, "dimension", search=(2, 12)),

@@ -730,7 +730,7 @@ typos = Claim(
     section="2.2, 3, 4.1, A.1, A.3, B, C.3",
     equation="(5), (9), (18), (22), (30); Tables 2",
     lines=(81, 612),
-    statement=r"\text{as printed: Eq 9 '\ldots\|dy\|^2)))', }y(0)\text{ in Eqs 9, 18, 22, }y_\psi(x_i)\text{ (l.81), "
+    statement=r"\text{as printed: Eq 9 }\ldots\|dy\|^2)))\text{, }y(0)\text{ in Eqs 9, 18, 22, }y_\psi(x_i)\text{ (l.81), "
               r"}\tau=\mathrm{tr}J\text{ (Eq 30), 'distance' converges to }A\text{, 'MINST', 5-layer vs 4-layer vs 4 "
               r"hidden, 100 vs 200 units}",
     status="erratum",
