@@ -445,15 +445,9 @@ def direct_rhs(t, y, Rs, args):
 
 
 # ---------------------------------------------------------------------------
-# cached Cayley-RKMK integrator for these right-hand sides (a function-valued argument would
-# defeat Numba's on-disk cache, so the loop of orthogonal.lie_rk is specialised here)
-@njit(cache=True)
-def _cay(W):
-    Q = W.shape[0]
-    I = np.eye(Q)
-    return np.linalg.solve(I - 0.5 * W, I + 0.5 * W)
-
-
+# cached Cayley-RKMK integrator for these right-hand sides: a function-valued argument would defeat
+# Numba's on-disk cache, so only the loop skeleton of orthogonal._lie_rk is repeated here; the stage,
+# store and advance steps are orthogonal's own kernels.
 @njit(cache=True)
 def _rhs(direct, t, y, Rs, args):
     if direct:
@@ -463,46 +457,15 @@ def _rhs(direct, t, y, Rs, args):
 
 @njit(cache=True)
 def _integrate(direct, y0, R0, h, n, args, A_, b, c, every):
-    s = b.shape[0]
-    m = y0.shape[0]
-    L, Q = R0.shape[0], R0.shape[1]
-    I = np.eye(Q)
-    y = y0.copy()
-    Rs = R0.copy()
+    y, Rs, ky, kO, ys, Rss = orthogonal._rk_buffers(y0, R0, b.shape[0], n, every)
     t = 0.0
-    ky = np.empty((s, m))
-    kO = np.empty((s, L, Q, Q))
-    nout = n // every + 1 if every > 0 else 1
-    ys = np.empty((nout, m))
-    Rss = np.empty((nout, L, Q, Q))
-    ys[0] = y
-    Rss[0] = Rs
     out = 1
     for i in range(n):
-        for j in range(s):
-            yj = y.copy()
-            Oj = np.zeros((L, Q, Q))
-            for l in range(j):
-                if A_[j, l] != 0.0:
-                    yj += h * A_[j, l] * ky[l]
-                    Oj += h * A_[j, l] * kO[l]
-            Rj = np.empty((L, Q, Q))
-            for k in range(L):
-                if j == 0:
-                    Rj[k] = Rs[k]
-                else:
-                    Rj[k] = _cay(Oj[k]) @ Rs[k]
+        for j in range(b.shape[0]):
+            yj, Rj, Oj = orthogonal._rk_stage(y, Rs, ky, kO, A_, j, h)
             dy, A = _rhs(direct, t + c[j] * h, yj, Rj, args)
-            ky[j] = dy
-            for k in range(L):
-                kO[j, k] = (I - 0.5 * Oj[k]) @ A[k] @ (I + 0.5 * Oj[k])
-        O = np.zeros((L, Q, Q))
-        for j in range(s):
-            if b[j] != 0.0:
-                y += h * b[j] * ky[j]
-                O += h * b[j] * kO[j]
-        for k in range(L):
-            Rs[k] = _cay(O[k]) @ Rs[k]
+            orthogonal._rk_store(ky, kO, j, dy, A, Oj)
+        orthogonal._rk_advance(y, Rs, ky, kO, b, h)
         t += h
         if every > 0 and (i + 1) % every == 0:
             ys[out] = y

@@ -129,47 +129,69 @@ def _cay(W):
 
 
 @njit(cache=True)
-def _lie_rk(f, t0, y0, R0, h, n, args, A_, b, c, every):
-    s = b.shape[0]
+def _rk_buffers(y0, R0, s, n, every):
+    """Work arrays of a Cayley-RKMK run: state copies, stage slopes, and the recorded outputs."""
     m = y0.shape[0]
     L, Q = R0.shape[0], R0.shape[1]
-    I = np.eye(Q)
-    y = y0.copy()
-    Rs = R0.copy()
-    t = t0
-    ky = np.empty((s, m))
-    kO = np.empty((s, L, Q, Q))
     nout = n // every + 1 if every > 0 else 1
     ys = np.empty((nout, m))
     Rss = np.empty((nout, L, Q, Q))
-    ys[0] = y
-    Rss[0] = Rs
+    ys[0] = y0
+    Rss[0] = R0
+    return y0.copy(), R0.copy(), np.empty((s, m)), np.empty((s, L, Q, Q)), ys, Rss
+
+
+@njit(cache=True)
+def _rk_stage(y, Rs, ky, kO, A_, j, h):
+    """Stage j's arguments: y_j = y + h sum a_jl k_l, Omega_j = h sum a_jl K_l, R_j = cay(Omega_j) R."""
+    L, Q = Rs.shape[0], Rs.shape[1]
+    yj = y.copy()
+    Oj = np.zeros((L, Q, Q))
+    for l in range(j):
+        if A_[j, l] != 0.0:
+            yj += h * A_[j, l] * ky[l]
+            Oj += h * A_[j, l] * kO[l]
+    Rj = np.empty((L, Q, Q))
+    for k in range(L):
+        Rj[k] = Rs[k] if j == 0 else _cay(Oj[k]) @ Rs[k]
+    return yj, Rj, Oj
+
+
+@njit(cache=True)
+def _rk_store(ky, kO, j, dy, A, Oj):
+    """Store stage j's slopes; the generator is pulled back through the inverse of the Cayley map's
+    trivialised derivative, dcay^{-1}_Omega(A) = (I - Omega/2) A (I + Omega/2) (exact; as dcayinv)."""
+    Q = A.shape[1]
+    I = np.eye(Q)
+    ky[j] = dy
+    for k in range(A.shape[0]):
+        kO[j, k] = (I - 0.5 * Oj[k]) @ A[k] @ (I + 0.5 * Oj[k])
+
+
+@njit(cache=True)
+def _rk_advance(y, Rs, ky, kO, b, h):
+    """y += h sum b_j k_j, R <- cay(h sum b_j K_j) R (in place)."""
+    L, Q = Rs.shape[0], Rs.shape[1]
+    O = np.zeros((L, Q, Q))
+    for j in range(b.shape[0]):
+        if b[j] != 0.0:
+            y += h * b[j] * ky[j]
+            O += h * b[j] * kO[j]
+    for k in range(L):
+        Rs[k] = _cay(O[k]) @ Rs[k]
+
+
+@njit(cache=True)
+def _lie_rk(f, t0, y0, R0, h, n, args, A_, b, c, every):
+    y, Rs, ky, kO, ys, Rss = _rk_buffers(y0, R0, b.shape[0], n, every)
+    t = t0
     out = 1
     for i in range(n):
-        for j in range(s):
-            yj = y.copy()
-            Oj = np.zeros((L, Q, Q))
-            for l in range(j):
-                if A_[j, l] != 0.0:
-                    yj += h * A_[j, l] * ky[l]
-                    Oj += h * A_[j, l] * kO[l]
-            Rj = np.empty((L, Q, Q))
-            for k in range(L):
-                if j == 0:
-                    Rj[k] = Rs[k]
-                else:
-                    Rj[k] = _cay(Oj[k]) @ Rs[k]
+        for j in range(b.shape[0]):
+            yj, Rj, Oj = _rk_stage(y, Rs, ky, kO, A_, j, h)
             dy, A = f(t + c[j] * h, yj, Rj, args)
-            ky[j] = dy
-            for k in range(L):
-                kO[j, k] = (I - 0.5 * Oj[k]) @ A[k] @ (I + 0.5 * Oj[k])
-        O = np.zeros((L, Q, Q))
-        for j in range(s):
-            if b[j] != 0.0:
-                y += h * b[j] * ky[j]
-                O += h * b[j] * kO[j]
-        for k in range(L):
-            Rs[k] = _cay(O[k]) @ Rs[k]
+            _rk_store(ky, kO, j, dy, A, Oj)
+        _rk_advance(y, Rs, ky, kO, b, h)
         t += h
         if every > 0 and (i + 1) % every == 0:
             ys[out] = y
