@@ -105,8 +105,11 @@ def test_report_out_is_a_folder(tmp_path, capsys):
 def test_counterexample_database_replays(tmp_path, monkeypatch):
     """dev/thorough: a falsifier's counterexample and a failing property draw are stored under the
     check's key and replayed first; ci stores nothing."""
-    from theorems import core
-    from theorems.core import Claim, Outcome, Param, run_check
+    from theorems import registry as core
+    from theorems.claim import Claim
+    from theorems.vocabulary import Outcome
+    from theorems.params import Param
+    from theorems.runner import run_check
     monkeypatch.setenv("THEOREMS_HYPOTHESIS_DB", str(tmp_path / "db"))
     calls = {"n": 0}
 

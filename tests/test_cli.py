@@ -105,7 +105,7 @@ def run_exit(capsys, argv):
 def test_cupy_backend_unavailable_is_bad_input(capsys, monkeypatch):
     import solvers.xp as sx
     monkeypatch.setattr(sx, "cupy_available", lambda: (False, "CuPy is not installed"))
-    from theorems.core import get_claim
+    from theorems.registry import get_claim
     chk = get_claim("menon.balanced_invariance").check("numeric")
     monkeypatch.setattr(chk, "backends", ("numpy", "numba", "cupy"))
     code, _, err = run_exit(capsys, ["check", "menon.balanced_invariance", "--backend", "cupy"])

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from theorems.cli import main
-from theorems.core import get_claim
+from theorems.registry import get_claim
 from theorems.explore import Explorer, interpolate, sparkline, split_assignments
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from theorems.core import DOCUMENTS, Claim, Outcome, Param, ParamError, all_claims, registry, run_check
+from theorems.documents import DOCUMENTS
+from theorems.claim import Claim
+from theorems.vocabulary import Outcome
+from theorems.params import Param, ParamError
+from theorems.registry import all_claims, registry
+from theorems.runner import run_check
 from theorems.record import RECORD_KEYS, validate_record
 
 SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
@@ -138,7 +143,7 @@ def test_symbolic_timebox():
     c = _toy("slowsym")
 
     @c.symbolic(timeout=0.2)
-    def _():
+    def _(p):
         time.sleep(2)
         return Outcome(residual=0, tolerance=0)
     rec = run_check(c.check("symbolic"))

@@ -5,7 +5,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from solvers import momentum as mom
-from theorems.core import ParamError, get_claim
+from theorems.params import ParamError
+from theorems.registry import get_claim
 
 EPS = np.finfo(float).eps
 

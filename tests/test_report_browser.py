@@ -64,7 +64,7 @@ def make_driver(width: int = 1280, height: int = 1000, scale: float = 1.0):
 def synthetic_results() -> dict:
     """Every registered claim with one record per declared check (as expected), plus a plot."""
     from reports import summarise
-    from theorems.core import all_claims
+    from theorems.registry import all_claims
     claims = [c.describe() for c in all_claims()]
     records = []
     for c in claims:

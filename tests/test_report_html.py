@@ -217,7 +217,7 @@ def test_latex_to_mathml_and_fallback():
 
 
 def test_every_real_claim_statement_converts():
-    from theorems.core import all_claims
+    from theorems.registry import all_claims
     claims = [c.describe() for c in all_claims()]
     assert len(claims) >= 50
     with mathml.track() as st:

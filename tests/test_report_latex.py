@@ -123,7 +123,7 @@ def test_nasty_report_compiles(tmp_path):
 @needs_pdflatex
 def test_real_claim_statements_compile_as_math(tmp_path):
     """Every statement and correction of every registered claim goes into the PDF as math."""
-    from theorems.core import all_claims
+    from theorems.registry import all_claims
     claims = [c.describe() for c in all_claims()]
     res = {"meta": {}, "summary": {}, "claims": claims, "records": []}
     tex = write_latex(res, tmp_path / "report.tex")

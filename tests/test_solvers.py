@@ -219,7 +219,7 @@ def test_claim_batched_path_runs_unchanged_on_array_api_strict():
     """The stacked-array path of a claim (the one CuPy runs) is pure array API: same verdict and
     numbers under array-api-strict as under NumPy."""
     pytest.importorskip("array_api_strict")
-    from theorems.core import get_claim
+    from theorems.registry import get_claim
     from theorems.menon.metric import transpose_batched
     claim = get_claim("menon.a_operator_transpose")
     out = {}

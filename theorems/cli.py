@@ -97,25 +97,29 @@ def main(argv=None) -> int:
 
 # ---------------------------------------------------------------------------
 def cmd_list(args) -> int:
-    from .core import ParamError, all_claims
+    """From the index (no claim module imported while it is fresh; see :mod:`theorems.registry`)."""
+    from .params import ParamError
+    from .registry import index
     try:
-        claims = all_claims(args.document)
+        claims = index(args.document)
     except ParamError as exc:
         return _bad(str(exc))
     if args.json:
-        print(json.dumps([c.describe() for c in claims], indent=1))
+        print(json.dumps([{k: v for k, v in c.items() if k != "module"} for c in claims], indent=1))
         return 0
     if args.markdown:
         print("| id | label | lines | status | checks |")
         print("|---|---|---|---|---|")
         for c in claims:
             kinds = ", ".join(k for k in ("symbolic", "numeric", "property", "falsifier", "reproduction")
-                              if any(x.kind == k for x in c.checks)) or "none (see notes)"
-            print(f"| `{c.id}` | {c.label} | {c.lines[0]}-{c.lines[1]} | {c.status} | {kinds} |")
+                              if any(x["kind"] == k for x in c["checks"])) or "none (see notes)"
+            a, b = c["location"]["lines"]
+            print(f"| `{c['id']}` | {c['label']} | {a}-{b} | {c['status']} | {kinds} |")
         return 0
     for c in claims:
-        kinds = ",".join(sorted({k.kind for k in c.checks}))
-        print(f"{c.id:<48} {c.status:<9} {c.label:<14} l.{c.lines[0]}-{c.lines[1]:<5} [{kinds}]  {c.title}")
+        kinds = ",".join(sorted({k["kind"] for k in c["checks"]}))
+        a, b = c["location"]["lines"]
+        print(f"{c['id']:<48} {c['status']:<9} {c['label']:<14} l.{a}-{b:<5} [{kinds}]  {c['title']}")
     return 0
 
 
@@ -137,7 +141,10 @@ def _params_from_file(path: str) -> dict:
 
 
 def cmd_check(args) -> int:
-    from .core import BACKENDS, ParamError, get_claim, run_check
+    from .vocabulary import BACKENDS
+    from .params import ParamError
+    from .registry import get_claim
+    from .runner import run_check
     from .params import parse_assignment
     from .record import dumps
     try:
@@ -203,7 +210,8 @@ def cmd_certify(args) -> int:
     import subprocess
 
     from . import __version__, profiles
-    from .core import DOCUMENTS, all_claims
+    from .documents import DOCUMENTS
+    from .registry import all_claims
     from .record import dumps
     if args.profile not in profiles.PROFILES:
         return _bad(f"unknown profile {args.profile!r} (known: {', '.join(profiles.PROFILES)})")

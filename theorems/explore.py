@@ -31,7 +31,11 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .core import Check, Claim, Outcome, ParamError, _check_backend, evaluate, get_claim
+from .claim import Check, Claim
+from .params import ParamError
+from .registry import get_claim
+from .runner import check_backend
+from .vocabulary import Outcome
 from .params import parse_assignment
 from .record import dumps, jsonable, make_record
 
@@ -305,11 +309,11 @@ class Explorer(cmd.Cmd):
     def _evaluate(self, check: Check, given: dict, backend: str = "numpy") -> dict:
         """The check at exactly these parameters (no search), as a result record."""
         params = self._resolve(check, given)
-        _check_backend(check, backend)
+        check_backend(check, backend)
         params.backend = backend
         t0 = time.perf_counter()
         try:
-            out = evaluate(check, params)
+            out = check.evaluate(params)
         except ParamError:
             raise
         except Exception as exc:
@@ -541,7 +545,7 @@ class Explorer(cmd.Cmd):
             except ParamError:
                 return False
             tries["n"] += 1
-            cache[key] = evaluate(check, q).decide() == "refuted"
+            cache[key] = check.evaluate(q).decide() == "refuted"
             if cache[key] and not found_at:
                 found_at.append(time.perf_counter())
             return cache[key]
@@ -549,11 +553,11 @@ class Explorer(cmd.Cmd):
         try:
             drawn = find(strat, refutes, settings=settings_for(check.max_examples, self.profile))
         except NoSuchExample:
-            out = evaluate(check, base)
+            out = check.evaluate(base)
             out.message = f"no counterexample in {tries['n']} draws over {', '.join(check.search)}. " + out.message
             return out, base
         q = inst(drawn)
-        out = evaluate(check, q)
+        out = check.evaluate(q)
         shrunk = (f"shrinking stopped by its {SHRINK_SECONDS:g} s budget" if tries.get("budget")
                   else "shrunk")
         out.message = (f"counterexample found by search over {', '.join(check.search)} "
@@ -561,7 +565,7 @@ class Explorer(cmd.Cmd):
         return out, q
 
     def _falsify_property(self) -> None:
-        from .core import run_check
+        from .runner import run_check
         try:
             check = self.claim.check("property")
         except KeyError:
@@ -860,24 +864,7 @@ _HELP = {
 
 
 def load_claim(claim_id: str) -> Claim:
-    """The claim, importing only its document's modules (half the start-up time of loading every
-    document); an unknown id falls back to :func:`get_claim` for its error and suggestions."""
-    import importlib
-    import pkgutil
-
-    from .core import DOCUMENTS, registry
-    doc = claim_id.split(".", 1)[0]
-    if doc in DOCUMENTS and claim_id not in registry:
-        try:
-            pkg = importlib.import_module(f"theorems.{doc}")
-            for info in pkgutil.iter_modules(pkg.__path__):
-                if not info.name.startswith("_"):
-                    importlib.import_module(f"{pkg.__name__}.{info.name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"theorems.{doc}":
-                raise
-    if claim_id in registry:
-        return registry[claim_id]
+    """The claim, importing only the module that declares it (:func:`theorems.registry.get_claim`)."""
     return get_claim(claim_id)
 
 

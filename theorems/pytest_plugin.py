@@ -57,7 +57,7 @@ def pytest_collect_file(file_path: Path, parent):
     parts = rel.parts
     if len(parts) != 2 or file_path.suffix != ".py" or parts[1].startswith("_"):
         return None
-    from .core import DOCUMENTS
+    from .documents import DOCUMENTS
     if parts[0] not in DOCUMENTS:
         return None
     return ClaimFile.from_parent(parent, path=file_path)
@@ -67,7 +67,7 @@ class ClaimFile(pytest.File):
     def collect(self):
         import importlib
 
-        from .core import registry
+        from .registry import registry
         rel = self.path.resolve().relative_to(_theorems_root())
         modname = "theorems." + ".".join(rel.with_suffix("").parts)
         importlib.import_module(modname)
@@ -107,7 +107,7 @@ class CheckItem(pytest.Item):
         self.record = None
 
     def runtest(self):
-        from .core import run_check
+        from .runner import run_check
         if self.check.slow and not (self.config.getoption("--runslow") or profiles.current() == "thorough"):
             pytest.skip("slow check: run with --runslow or --hypothesis-profile thorough")
         if self.check.gpu or self.backend == "cupy":
@@ -221,7 +221,7 @@ def pytest_report_teststatus(report, config):
 
 
 def _is_claim(nodeid: str) -> bool:
-    from .core import DOCUMENTS
+    from .documents import DOCUMENTS
     parts = nodeid.split("::")
     return len(parts) >= 2 and parts[1].split(".")[0] in DOCUMENTS
 
@@ -245,7 +245,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     path = config.getoption("--results-json")
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        from .core import registry  # the claims of every module collected (for `theorems certify`)
+        from .registry import registry
         claims = [c.describe() for c in registry.values()]
         Path(path).write_text(dumps({"profile": profiles.current(), "records": recs, "claims": claims},
                                     indent=1))

@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from .vocabulary import KINDS, VERDICTS
+
 RECORD_KEYS = ("claim", "check", "variant", "verdict", "residual", "tolerance", "params",
                "values", "counterexample", "backend", "seconds", "message")
 
@@ -69,7 +71,6 @@ def make_record(check, params, out, backend: str, seconds: float) -> dict:
 
 def validate_record(rec: dict) -> None:
     """Raise ValueError unless ``rec`` follows the contract."""
-    from .core import KINDS, VERDICTS
     if tuple(rec) != RECORD_KEYS:
         raise ValueError(f"record keys {tuple(rec)} != {RECORD_KEYS}")
     if rec["check"] not in KINDS:

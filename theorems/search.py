@@ -11,19 +11,19 @@ import math
 from hypothesis import find, given, reject, strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from .core import Check, Outcome, evaluate
+from .vocabulary import Outcome
 from .params import ParamError, Params
 from .profiles import database_key, settings_for
 
 
-def _strategy(check: Check, names):
+def _strategy(check, names):
     if check.strategy is not None:
         return check.strategy
     by_name = {p.name: p for p in check.claim.params}
     return st.fixed_dictionaries({n: by_name[n].strategy() for n in names})
 
 
-def _instance(check: Check, base: Params, drawn: dict) -> Params:
+def _instance(check, base: Params, drawn: dict) -> Params:
     q = base.replace(**drawn)
     if check.claim.validator is not None:
         check.claim.validator(q)
@@ -37,9 +37,9 @@ class _DrawFailed(AssertionError):
                          f"tolerance={out.tolerance!r} {out.message}")
 
 
-def run_property(check: Check, base: Params, profile: str | None) -> Outcome:
+def run_property(check, base: Params, profile: str | None) -> Outcome:
     claim = check.claim
-    func = check.func or claim.check("numeric").func
+    run = check if check.func is not None else claim.check("numeric")
     stats = {"examples": 0, "inconclusive": 0, "worst_ratio": 0.0, "worst": None}
 
     @given(_strategy(check, check.over))
@@ -48,7 +48,7 @@ def run_property(check: Check, base: Params, profile: str | None) -> Outcome:
             q = _instance(check, base, drawn)
         except ParamError:
             reject()
-        out = func(q)
+        out = run.evaluate(q)
         verdict = out.decide()
         if verdict == "inconclusive":
             stats["inconclusive"] += 1
@@ -81,8 +81,8 @@ def run_property(check: Check, base: Params, profile: str | None) -> Outcome:
                            f"{stats['worst_ratio']:.3g}); {stats['inconclusive']} inconclusive draws rejected")
 
 
-def run_falsifier(check: Check, base: Params, profile: str | None) -> tuple[Outcome, Params]:
-    out = evaluate(check, base)
+def run_falsifier(check, base: Params, profile: str | None) -> tuple[Outcome, Params]:
+    out = check.evaluate(base)
     if out.decide() == "refuted" or not check.search:
         return out, base
     tried = {"n": 0}
@@ -93,7 +93,7 @@ def run_falsifier(check: Check, base: Params, profile: str | None) -> tuple[Outc
         except ParamError:
             return False
         tried["n"] += 1
-        return evaluate(check, q).decide() == "refuted"
+        return check.evaluate(q).decide() == "refuted"
 
     try:
         drawn = find(_strategy(check, check.search), refutes,
@@ -104,6 +104,6 @@ def run_falsifier(check: Check, base: Params, profile: str | None) -> tuple[Outc
                        f"{', '.join(check.search)}. " + out.message)
         return out, base
     q = _instance(check, base, drawn)
-    out = evaluate(check, q)
+    out = check.evaluate(q)
     out.message = f"counterexample found by search over {', '.join(check.search)}. " + out.message
     return out, q

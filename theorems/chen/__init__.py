@@ -6,3 +6,7 @@ and reads gradient descent as a progressive truncation of data clusters.  The de
 integrate the derived flow beside the direct gradient flow it claims to describe (rotations kept
 on O(Q) by a group integrator in ``solvers``).  Claim ids are ``chen.<name>``.
 """
+
+SEED = '003_ff3e15aaa1f2a936.txt'
+TITLE = 'Effective gradient flow of cumulative weights and biases (Chen)'
+CATALOGUES = ('research/chen_flow.md',)

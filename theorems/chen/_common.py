@@ -23,7 +23,7 @@ import numpy as np
 
 from solvers import chen as cm
 from solvers import orthogonal
-from theorems.core import ParamError
+from theorems.claim import ParamError
 
 EPS = float(np.finfo(float).eps)
 

@@ -23,7 +23,7 @@ from scipy.linalg import expm
 
 from solvers import chen as cm
 from solvers import fd
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, kink_distance, random_orthogonal, rng_for
 
 KINK = 1e-3
@@ -108,7 +108,7 @@ def unt_zero(p):
 
 
 @unt.reproduction()
-def unt_reproduction():
+def unt_reproduction(p):
     """Catalogue equil.py E4b: cost 4.0000 -> 0.7639, constant thereafter.  Own data draw (the script's is not
     kept): asserted only that the cost drops by more than half and stays positive (trend, loose)."""
     p = unt.resolve({})

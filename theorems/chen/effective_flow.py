@@ -35,7 +35,7 @@ from scipy.linalg import expm
 
 from solvers import chen as cm
 from solvers import fd, orthogonal
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, kink_distance, random_orthogonal, rng_for, separated_instance, validate_QKL
 
 KINK = 1e-3      # finite differences of step <= 1e-5 (|x| <= ~10) never straddle a ReLU kink beyond this
@@ -205,7 +205,7 @@ def flow_sign(p):
 
 
 @flow.reproduction()
-def flow_reproduction():
+def flow_reproduction(p):
     """Catalogue R0/R4 (traj.py, Q=2, N=8, T=8): printed flow drifts by max|dR| = 0.181 from the direct flow,
     corrected agrees to 1.1e-14.  Own instance (the catalogue's generator is not kept): the same orders of
     magnitude are asserted: stated drift in [0.018, 1.8] (0.181 within a factor 10), corrected <= 1e-12."""
@@ -484,7 +484,7 @@ def rot_stated(p):
 
 
 @rot.symbolic(timeout=60)
-def rot_symbolic():
+def rot_symbolic(p):
     """Q = 2, R = rot(theta), symbolic x, beta, yt; in each one-active pattern sigma(u) = Hu and
     d f/d theta = -<J, Omega>_F (R' = J R, Lemma 6.1) holds exactly for the corrected Omega; the printed
     one leaves -/+ u1 u2 (reduced modulo cos^2 + sin^2 - 1)."""
@@ -520,7 +520,7 @@ def rot_symbolic():
 
 
 @rot.reproduction()
-def rot_reproduction():
+def rot_reproduction(p):
     """Catalogue T3(b)/R2 decisive case: beta = -yt (v = 0), one point at layer coordinates u = (1, -2):
     Omega_FD = Omega_corr = [[0, 1], [-1, 0]], Omega_printed = 0."""
     R = np.eye(2)
@@ -639,7 +639,7 @@ def comm_plus(p):
 
 
 @comm.symbolic(timeout=30)
-def comm_symbolic():
+def comm_symbolic(p):
     """Q = 3, every pattern H in {0,1}^3, M a matrix of 9 free symbols: the identity expands to 0."""
     M = sp.Matrix(3, 3, lambda i, j: sp.Symbol(f"m{i}{j}"))
     left = 0
@@ -705,7 +705,7 @@ def lem_killing(p):
 
 
 @lem.symbolic(timeout=30)
-def lem_symbolic():
+def lem_symbolic(p):
     """O(2), R(s) = rot(s) R_0 with R_0 = rot(phi), f = Tr(C R) + R_11^2: both sides agree identically."""
     s, phi = sp.symbols("s phi")
     C = sp.Matrix(2, 2, sp.symbols("c0:4"))

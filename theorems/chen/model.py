@@ -27,7 +27,7 @@ import numpy as np
 
 from solvers import chen as cm
 from solvers import fd, orthogonal
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance, validate_QKL
 
 KINK = 1e-3

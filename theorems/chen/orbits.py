@@ -23,7 +23,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import chen as cm
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, random_orthogonal, rng_for
 
 # ===========================================================================
@@ -164,7 +164,7 @@ def eq_stated(p):
 
 
 @eq.reproduction()
-def eq_reproduction():
+def eq_reproduction(p):
     """Catalogue equil.py E4: Q=2, N=6, all points in R^2_-, beta_0 = 0, yt = (0.8, 0.3): d_s beta(0) =
     (-0.8, -0.3) and |beta+yt| = 0.85440, 0.31432, 0.11563, 0.04254, 0.01565, 0.00576 at t = 0..5 (5 digits)."""
     rng = rng_for(7)
@@ -383,7 +383,7 @@ def col_strict(p):
 
 
 @col.reproduction()
-def col_reproduction():
+def col_reproduction(p):
     """Catalogue prop42.py (Q=2, N=40): s_1 = 0.200 (bound 2.851), eta_2 = 0.1863 (corrected) and 0.2822 (4.13),
     0 violations of (4.14)-(4.16), rate 1.000000, max ||R - R_0|| = 0.0025.  Own noise draw: s_1 within 0.02,
     eta_2 and the bound to 4 digits, rate to 6 digits."""
@@ -574,7 +574,7 @@ def stair_unit(p):
 
 
 @stair.symbolic(timeout=30)
-def stair_symbolic():
+def stair_symbolic(p):
     """(4.47) b(s) = y - (y - x_n) e^{-(n/N)(s - s_n)} solves (4.46) and b(s_{n+1}) = x_{n+1} gives (4.49)."""
     s, sn, y, xn, x1, n, N = sp.symbols("s s_n y x_n x_np1 n N", positive=True)
     b = y - (y - xn) * sp.exp(-(n / N) * (s - sn))
@@ -589,7 +589,7 @@ def stair_symbolic():
 
 
 @stair.reproduction(slow=True)
-def stair_reproduction():
+def stair_reproduction(p):
     """Catalogue sec43b.py: the formula and the analytic-gradient flow agree to 8.7e-5 at h = 1e-4 (Q=3, N=7);
     a coordinate with y < x_max stalls with 4 of 7 points truncated.  Own instance (the script's draw is not
     kept): event-time agreement at h = 1e-4 asserted within a factor 10 of the quoted 8.7e-5 (or better)."""

@@ -30,7 +30,7 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
 from solvers import chen as cm
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance
 
 RTOL = 1e-11          # DOP853 relative tolerance of every toy integration below
@@ -242,7 +242,7 @@ def sec8b_swapped(p):
 
 
 @sec8b.symbolic(timeout=30)
-def sec8b_symbolic():
+def sec8b_symbolic(p):
     """Entrywise sympy.expand of dE/ds - (8.8) and of dI/ds (Prop 8.3) for Q = 2 with symbolic W, B, Y."""
     Q = 2
     W = sp.Matrix(Q, Q, lambda i, j: sp.Symbol(f"w{i}{j}"))
@@ -498,7 +498,7 @@ def cons_plus(p):
 
 
 @cons.reproduction(slow=True)
-def cons_network():
+def cons_network(p):
     """Catalogue R10 (sec8net*.py): along the per-layer gradient flow of the *network* (standard cost (2.22),
     collapsed start, b_{Q+1} = -W_{Q+1} b^(Q), Q = 2) I = B B^T - W^(3)T W^(3) is not conserved (drift 1.2-1.9 by
     t = 6) and the collapse (8.1) is lost.  Own collapsed instance (_collapsed_instance, seed 0): explicit gradient

@@ -10,3 +10,7 @@ Key observation (catalogue §2): any solution of Hamilton's equations from arbit
 ``(A_0, B_0)`` is an exact critical path for the synthetic target ``A_1 + lambda N/2 B_1``, so
 the pointwise claims are certified by forward shooting, without training.
 """
+
+SEED = '000_1e4f04944f31ad67.txt'
+TITLE = 'Hamiltonian mechanics of feature learning: bottleneck structure in leaky ResNets (Jacot & Kaiser)'
+CATALOGUES = ('research/jacot_leaky.md',)

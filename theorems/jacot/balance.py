@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import minimize
 
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = np.finfo(float).eps
 
@@ -242,7 +242,7 @@ def _(p):
 
 
 @claim.symbolic(timeout=30)
-def _():
+def _(p):
     """min_{alpha > 0} alpha^2 u + alpha^-2 v: the stationary point alpha^4 = v/u gives alpha^2 u = alpha^-2 v = sqrt(uv),
     a minimum (second derivative 8u > 0); summing the per-neuron identity over a layer gives the layer form."""
     a, u, v = sp.symbols("alpha u v", positive=True)

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from solvers import leaky_net as ln
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 GAMMA0 = 1e-3   # gamma_p = GAMMA0 * ||K_p||_op (catalogue R3; E2 form)
 BIG_SV = 0.1    # a singular value of W_l counts as "large" above BIG_SV * s_max (catalogue R3)
@@ -408,7 +408,7 @@ def _r3_table(k, Lts, iters):
 
 
 @trend.reproduction(name="R3", slow=True)
-def _():
+def _(p):
     """Catalogue R3 at its size (w = 10, N = 40, L = 40, lam = 0.01, Lt = 1, 2, 4, 8, 12, k = 2) with 5000 L-BFGS
     iterations per Lt (the catalogue ran 20000; on the shared 2-core machine 5000 keeps this at a few CPU minutes,
     and the medians move by < 0.1 between 2000 and 5000 iterations).
@@ -558,7 +558,7 @@ def _(p):
 
 
 @variability.reproduction(name="R3_k3", slow=True)
-def _():
+def _(p):
     """Catalogue R3, k = 3 teacher (w = 10, N = 40, L = 40, lam = 0.01, continuation to 16; 5000 L-BFGS per Lt where
     the catalogue ran 20000):
     quoted min COI_gamma 17.3, 12.9, 7.35, 2.16, 1.99, 1.91 for Lt = 1, 2, 4, 8, 12, 16 and a rank-2 bottleneck
@@ -666,7 +666,7 @@ def _(p):
 
 
 @adaptive_err.reproduction(name="R5", slow=True)
-def _():
+def _(p):
     """Catalogue R5: width 40, N = 300 train and 300 test (here: width 30 = the teacher's d = 30 -> 6 -> 3 -> 30, N = 200
     train and 300 test, 600 L-BFGS iterations: about 4 CPU minutes), L in {4, 8, 12, 18, 22}, Lt = 3, 3 seeds.  Assert (weak, EMP) median test error
     of adaptive <= equidistant's for L >= 8 with the 10% seed-noise allowance; paper: a small consistent advantage

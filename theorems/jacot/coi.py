@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = np.finfo(float).eps
 
@@ -110,7 +110,7 @@ def _(p):
 
 
 @rank.symbolic(timeout=30)
-def _():
+def _(p):
     """A = u v^T >= 0 (rank 1): A sigmabar(A)^+ = A A^+ is the projector onto span(u), norm^2 1."""
     u = sp.Matrix(sp.symbols("u0:3", positive=True))
     v = sp.Matrix(sp.symbols("v0:2", positive=True))
@@ -208,7 +208,7 @@ def _(p):
 
 
 @prop1.symbolic(timeout=30)
-def _():
+def _(p):
     """Cauchy-Schwarz core: min over t > 0 with sum t = T of sum s_i^2/t_i is (sum s_i)^2 / T, at t ∝ s."""
     s = sp.symbols("s0:3", positive=True)
     T = sp.Symbol("T", positive=True)
@@ -283,7 +283,7 @@ def _(p):
 
 
 @chain.symbolic(timeout=30)
-def _():
+def _(p):
     """For s = (s_0 >= s_1 >= s_2 > 0): rank - middle and middle - left are sums of squares / positive terms."""
     a, b, c = sp.symbols("a b c", positive=True)
     s = [a, b, c]
@@ -346,7 +346,7 @@ def _(p):
 
 
 @neurons.symbolic(timeout=30)
-def _():
+def _(p):
     """sigma(A)^T sigma(A) = relu(A)^T relu(A) + 1 1^T, symbolically for w = 2, N = 2 (relu entries as symbols)."""
     r = sp.Matrix(2, 2, sp.symbols("r0:4", nonnegative=True))
     S = r.col_join(sp.ones(1, 2))
@@ -400,7 +400,7 @@ def _(p):
 
 
 @gamma.symbolic(timeout=30)
-def _():
+def _(p):
     """|S|_op^2 = lambda_max(S^T S) = |S^T S|_op: the eigenvalues of S^T S are the squared singular values."""
     a, b = sp.symbols("a b", positive=True)
     S = sp.Matrix([[a, 0], [0, b], [0, 0]])

@@ -9,7 +9,7 @@ import sympy as sp
 
 from solvers import fd
 from solvers import leaky_net as ln
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = np.finfo(float).eps
 
@@ -82,7 +82,7 @@ def _(p):
 
 
 @steps.symbolic(timeout=30)
-def _():
+def _(p):
     """Even L = 2m: rho_{m} L = 1 + a/4 and rho_l <= rho_m for all l (|l/L - 1/2| >= 0)."""
     m, a, l = sp.symbols("m a l", positive=True)
     L = 2 * m
@@ -143,7 +143,7 @@ def _(p):
 
 
 @mesh.symbolic(timeout=30)
-def _():
+def _(p):
     """Closed-form sums for L = 2m and L = 2m + 1 (split the |.| at l = L/2)."""
     m, l = sp.symbols("m l", positive=True, integer=True)
     a = sp.Symbol("a", positive=True)
@@ -157,7 +157,7 @@ def _():
 
 
 @mesh.reproduction
-def _():
+def _(p):
     """Catalogue E16/R6: L=11 a=0.5: 0.998966942149; L=18 (a=0.5): 1.000000000000; L=51 a=0.99: 0.999904844291."""
     quoted = {(11, 0.5): 0.998966942149, (18, 0.5): 1.000000000000, (51, 0.99): 0.999904844291}
     got = {f"L={L},a={a}": float(np.sum(ln.irregular(L, a, normalise=False))) for (L, a) in quoted}
@@ -269,7 +269,7 @@ def _(p):
 
 
 @adaptive.reproduction
-def _():
+def _(p):
     """Catalogue D5/R6: damped iteration reaches max/min ratio 1.0000 by iteration 40 (L = 20, rate 15);
     the undamped iteration does not decrease monotonically (oscillates). Exact ratios depend on the
     catalogue's unrecorded Z, U, V; the damped ratio is compared at the quoted 4 decimals."""
@@ -319,7 +319,7 @@ gradient = Claim(
 
 
 def _validate_grad(p):
-    from theorems.core import ParamError
+    from theorems.claim import ParamError
     if not p.L > (1 + p.a / 4) * p.Lt:
         raise ParamError(f"parameters L, Lt, a must satisfy L > (1 + a/4) Lt (D2/D4; got L={p.L}, Lt={p.Lt}, a={p.a})")
 

@@ -10,7 +10,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import fd, leaky
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = np.finfo(float).eps
 
@@ -109,7 +109,7 @@ def _sym_H(w, N, signs):
 
 
 @equations.symbolic(timeout=60)
-def _():
+def _(p):
     """For w=2, N=3 and three sign patterns of A (ReLU mask fixed), differentiate H symbolically."""
     patterns = [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1)), ((-1, -1, 1), (1, -1, -1))]
     bad = 0
@@ -192,7 +192,7 @@ conservation.property(over=("w", "N", "Lt", "seed", "B_scale"), max_examples=15)
 
 
 @conservation.symbolic(timeout=60)
-def _():
+def _(p):
     """dH/dp = <dH/dA, A'> + <dH/dB, B'> = 0 with Hamilton's equations, on fixed ReLU patterns."""
     bad = 0
     patterns = [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1))]
@@ -283,7 +283,7 @@ def _(p):
 
 
 @growth.symbolic(timeout=60)
-def _():
+def _(p):
     """d/dp Tr[B K B^T] = 2 Lt |B 1|^2 along Hamilton's equations (so d/dp |W|^2 = 2 Lt |b|^2)."""
     bad = 0
     for sg in [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1)), ((-1, -1, -1), (1, -1, 1))]:
@@ -372,7 +372,7 @@ def _(p):
 
 
 @energies.symbolic(timeout=60)
-def _():
+def _(p):
     """Scalar Legendre check: with B = (A + A'/L) K^+, L/2 |B sigma^T|^2 - L <B, A> = |A'|^2_K/(2L) - L/2|A|^2_K."""
     x, v, L = sp.symbols("x v L", real=True)
     bad = 0
@@ -442,7 +442,7 @@ def _(p):
 
 
 @thm4.symbolic(timeout=60)
-def _():
+def _(p):
     """Matrix identity with K + gamma I invertible: expand with B(K + gamma I) - A = A'/L + gamma B."""
     x, b, L, g, k = sp.symbols("x b L gamma k", real=True)
     # scalar case N = w = 1 with K = k (any positive number; the identity never uses K's form)

@@ -8,7 +8,7 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from solvers import leaky, rk
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = np.finfo(float).eps
 
@@ -55,7 +55,7 @@ minimal = Claim(
 
 
 def _need_image(p):
-    from theorems.core import ParamError
+    from theorems.claim import ParamError
     if p.w + 1 < p.N:
         raise ParamError(f"parameters w, N must satisfy w + 1 >= N (image condition for random data; got w={p.w}, N={p.N})")
 
@@ -105,7 +105,7 @@ def _(p):
 
 
 @minimal.reproduction
-def _():
+def _(p):
     """Catalogue L1(b): residual ~1e-14; a null-space perturbation raised |W|^2 from 38.1 to 129.4 (the
     catalogue's instance is unrecorded: we compare the order of the residual and that |W+Z|^2 > |W|^2)."""
     p = minimal.resolve({})
@@ -176,7 +176,7 @@ def _(p):
 
 
 @knorm.symbolic(timeout=30)
-def _():
+def _(p):
     """sigma^+ (sigma^+)^T = (sigma^T sigma)^+ on a rational 3 x 2 full-column-rank example."""
     S = sp.Matrix([[1, 2], [0, 1], [1, 1]])
     Sp = (S.T * S).inv() * S.T
@@ -265,7 +265,7 @@ def _(p):
 
 
 @split.reproduction
-def _():
+def _(p):
     """Catalogue L4(d): projection residual 0.408, |Lt A + A'|_K^2 = 1.0, pinv split 2.944 (3 decimals)."""
     A, dA, Lt = _catalogue_example()
     K = leaky.gram(A)
@@ -283,7 +283,7 @@ def _():
 
 
 @split.symbolic(timeout=30)
-def _():
+def _(p):
     """Bilinear expansion with a symbolic symmetric 2 x 2 K^+ (the identity never uses K's form)."""
     k11, k12, k22, L = sp.symbols("k11 k12 k22 L", real=True)
     Kp = sp.Matrix([[k11, k12], [k12, k22]])
@@ -400,7 +400,7 @@ def _(p):
 
 
 @reparam.reproduction
-def _():
+def _(p):
     """Catalogue L6 table (w=12, N=5; C0, C1, C2 and Lt unrecorded): identity / q^2 / sin(pi q/2). The middle
     term agrees to 6 digits in the catalogue (12.980676/677/675); the other terms change. We compare the
     pattern: middle equal to 1e-6 relative, potential and kinetic differ by > 1%."""
@@ -573,7 +573,7 @@ def _(p):
 
 
 @rangesym.symbolic(timeout=30)
-def _():
+def _(p):
     """Chain rule: d/dq alpha(q/c) = (1/c) alpha'(q/c) = -(Lt/c) alpha + (1/c) W(q/c) sigma(alpha); and
     int_0^c |W(q/c)/c|^2 dq = (1/c) int_0^1 |W|^2 (substitution q = c p) for W = polynomial family."""
     q, c, Lt, t = sp.symbols("q c Lt t", positive=True)
@@ -593,7 +593,7 @@ def _():
 
 
 @rangesym.reproduction
-def _():
+def _(p):
     """Catalogue S1(b)/R7: w=5, N=7, Lt=2, c=3, W = C0 + sin(3p) C1 + p^2 C2: path error 4.0e-9 (solver-dependent,
     compared as an upper bound 1e-7, the catalogue's (c) tolerance); norm ratio 1/c to 1e-10."""
     p = rangesym.resolve({})
@@ -660,7 +660,7 @@ def _(p):
 
 
 @outscale.reproduction
-def _():
+def _(p):
     """Catalogue S4(b)/R7: Lt = 1, c = 2.5: no-bias error 7.2e-9 (solver-dependent; bound 1e-7), with bias 0.84
     (weight family unrecorded: compared as O(1), i.e. > 0.1)."""
     p = outscale.resolve({"Lt": 1.0, "c": 2.5})
@@ -672,7 +672,7 @@ def _():
 
 
 @outscale.symbolic(timeout=30)
-def _():
+def _(p):
     """d/dp (e^{-cp} a) = -(Lt + c) e^{-cp} a + W relu(e^{-cp} a), given a' = -Lt a + W relu(a), for a > 0 and a < 0."""
     p_, c, Lt, Wv = sp.symbols("p c Lt W", real=True)
     bad = 0

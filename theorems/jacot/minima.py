@@ -18,7 +18,7 @@ import sympy as sp
 
 from solvers import fd, leaky, rk
 from solvers import leaky_net as ln
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = np.finfo(float).eps
 
@@ -216,7 +216,7 @@ def _(p):
 
 
 @cont.symbolic(timeout=30)
-def _():
+def _(p):
     """diag(1, e): srank (1 + e)^2/(1 + e^2) -> 1 as e -> 0, while COI = Tr[A A^+] = 2 for e > 0 and 1 at e = 0."""
     e = sp.Symbol("e", positive=True)
     srank = (1 + e) ** 2 / (1 + e**2)
@@ -349,7 +349,7 @@ def _(p):
 
 
 @stable.reproduction
-def _():
+def _(p):
     """R2: COI_bias = COI_nobias = rank on 300 random non-negative low-rank A with 1 not in Im A^T (quoted: 0 failures
     at 1e-7; here failures are counted against the rounding model cond(K) eps, the 1e-7 count is reported); also the largest 1^T K^+ 1 over the same draws (P2.iv, quoted max 1 + 1.8e-8 over 5000 generic samples)."""
     rng = np.random.default_rng(2024)
@@ -376,7 +376,7 @@ def _():
 
 
 @stable.symbolic(timeout=60)
-def _():
+def _(p):
     """P2.i: d/ds COI(sA)|_{s=1} = 2 |A K^+ 1|^2 on a rational 2 x 3 example (K invertible, mask fixed for s > 0);
     P2.iv: Sherman-Morrison 1^T (Kbar + 11^T + g)^-1 1 = x/(1 + x) with x = 1^T (Kbar + g)^-1 1."""
     s = sp.Symbol("s", positive=True)
@@ -505,7 +505,7 @@ def _(p):
 
 
 @path.symbolic(timeout=30)
-def _():
+def _(p):
     """K_t = sum((1-t) + t a_i) M_i equals K-hat when sum a_i M_i = K-hat (w = 3, N = 2, symbolic rows),
     and relu(sqrt(c) x) = sqrt(c) relu(x) for c > 0 on both signs of x."""
     t = sp.Symbol("t")
@@ -664,7 +664,7 @@ def _(p):
 
 
 @disc.symbolic(timeout=30)
-def _():
+def _(p):
     """One D1 step is explicit Euler with step rho: (1 - rho Lt) a + rho W s = a + rho (-Lt a + W s); with rho = 1 it is l.43."""
     a, W, s, Lt, rho = sp.symbols("a W s Lt rho")
     step = (1 - rho * Lt) * a + rho * W * s
@@ -775,7 +775,7 @@ def _(p):
 
 
 @mom.symbolic(timeout=30)
-def _():
+def _(p):
     """B_1 = -1/lambda dC/dA_1 = 2/(lambda N)(f* - A_1) for C = 1/N |f* - A|^2 (w = 2, N = 2 symbols); and the adjoint
     pairing d/dp <B, dA> = 0 for dA' = -Lt dA + V (m * dA), -B' = m * (V^T B) - Lt B (fixed mask m)."""
     lam, Nn = sp.Symbol("lambda", positive=True), 2

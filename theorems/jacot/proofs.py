@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.jacot.minima import (caratheodory, coi_path, coi_tol, escape_search, kplus_ones, nonneg_lowrank,
                                    ones_in_rowspace)
 
@@ -132,7 +132,7 @@ def _(p):
 
 
 @e3.symbolic(timeout=30)
-def _():
+def _(p):
     """Diagonal A = diag(s): B = c diag(sqrt s) with c^2 = |A|_F^2/|A|_*: |AB^+|^2 = |A|_*^2/|A|_F^2 = corrected middle;
     the printed middle is |A|_* times larger."""
     s = sp.symbols("s0:3", positive=True)
@@ -216,7 +216,7 @@ def _(p):
 
 
 @e5.symbolic(timeout=30)
-def _():
+def _(p):
     """s = |sigma(A_i)|^2, a = |A_i|^2, x = 1^T K^+ 1: (s - 1 - a) = (s - 2 + x - a) + (1 - x), a sum of two
     non-negative terms; the printed (s - 1) - (a + 1) = (s - (a + 1)) - 1 <= -1 since s <= a + 1."""
     s, a, x = sp.symbols("s a x", real=True)
@@ -329,7 +329,7 @@ def _(p):
 
 
 @e6.symbolic(timeout=60)
-def _():
+def _(p):
     """N = 2, Kbar = diag(a, 0), 1 = (1, 1): true term -> 0 and x/(1+x) -> 1 as gamma -> 0 (sympy.limit)."""
     a, g = sp.symbols("a gamma", positive=True)
     Kbar = sp.diag(a, 0)
@@ -551,7 +551,7 @@ def _(p):
 
 
 @e17.symbolic(timeout=30)
-def _():
+def _(p):
     """Scalar case with a fixed ReLU mask m (e^{Lt(r-q)} > 0 preserves it): chain rule = corrected line, symbolically."""
     Lt, q, r, dr, a, V, b, m = sp.symbols("Lt q r dr a V b m", real=True)
     e = sp.exp(Lt * (r - q))
@@ -628,7 +628,7 @@ def _(p):
 
 
 @e18.symbolic(timeout=30)
-def _():
+def _(p):
     """x^2 - relu(x)^2 = relu(-x)^2 on both signs (so the traces differ by |[A]_-|^2), and sigma adds 1 to every entry of K."""
     xp = sp.Symbol("xp", positive=True)
     relu = lambda z: sp.Max(0, z)  # noqa: E731

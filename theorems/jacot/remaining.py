@@ -20,7 +20,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.jacot import coi as _coi
 from theorems.jacot import lagrangian as _lag
 from theorems.jacot import minima as _min
@@ -423,7 +423,7 @@ def _(p):
 
 
 @squared.symbolic(timeout=30)
-def _():
+def _(p):
     """w = N = 1, a > 0: sigma(a) = (a, 1)^T, W* = a sigma^T/(a^2 + 1), |W*|^2 = a^2/(a^2+1) = COI; |W*| is not."""
     a = sp.Symbol("a", positive=True)
     s = sp.Matrix([a, 1])
@@ -484,7 +484,7 @@ def _(p):
 
 
 @p1hyp.reproduction
-def _():
+def _(p):
     """Catalogue E21: A = (-0.329, -0.792)^T has plain-pinv 'COI' 0 < stable rank 1."""
     A = np.array([[-0.329], [-0.792]])
     val = float(np.linalg.norm(A @ np.linalg.pinv(leaky.sigma(A, bias=False))) ** 2)

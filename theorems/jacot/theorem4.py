@@ -12,7 +12,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.jacot.hamiltonian import _params as _base_params
 
 EPS = np.finfo(float).eps
@@ -154,7 +154,7 @@ def _(p):
 
 
 @eq3.symbolic(timeout=60)
-def _():
+def _(p):
     """2H/L - 2H_g/L = 2g<A',B>_G/L + g^2|B|_G^2 - g|B|^2 (scalar case, K = k arbitrary), the proof's step (2)."""
     x, b, L, g, k = sp.symbols("x b L gamma k", real=True)
     G = k + g
@@ -258,7 +258,7 @@ def _(p):
 
 
 @rate.symbolic(timeout=60)
-def _():
+def _(p):
     """Corrected chain: sqrt(X + g c^2) + sqrt(g) c <= sqrt(X) + 2 sqrt(g) c for X >= 0 (squares compared)."""
     X, s = sp.symbols("X s", nonnegative=True)  # s = sqrt(g) c
     # sqrt(X + s^2) <= sqrt(X) + s  <=>  X + s^2 <= X + 2 s sqrt(X) + s^2
@@ -351,7 +351,7 @@ def _(p):
 
 
 @rate.reproduction
-def _():
+def _(p):
     """E8 instance (catalogue thm4_Xneg.py): B = A (K + gI)^-1 gives X = -g |B|^2 exactly (quoted -6.2201671823157
     = -g|B|^2 to 1e-14 relative); recomputed at the start of our geodesic and compared as an identity."""
     return _xneg_repro()
@@ -515,7 +515,7 @@ prop5 = Claim(
 
 
 @prop5.symbolic(timeout=60)
-def _():
+def _(p):
     """Norm expansion l.427 for w = 2: with t^2 in the top-left block it matches the paper's O(eps^2) term, with t not."""
     e, t, L = sp.symbols("epsilon t L", positive=True)
     a = sp.Matrix(sp.symbols("a0:2", real=True))
@@ -541,7 +541,7 @@ def _():
 
 
 @prop5.reproduction
-def _():
+def _(p):
     """E9 (iv): c_0 = |a|^2 - |sigma(a)|^2 with the bias for a = (-0.5, 1, 0.3); quoted -0.75 (bias-free 0.25)."""
     a = np.array([[-0.5], [1.0], [0.3]])
     s = leaky.sigma(a)[:, 0]

@@ -6,7 +6,7 @@ from itertools import combinations
 import numpy as np
 
 from solvers import dln
-from theorems.core import ParamError
+from theorems.claim import ParamError
 
 EPS = float(np.finfo(float).eps)
 

@@ -13,7 +13,7 @@ import sympy as sp
 from solvers import dln, rk
 from solvers.matfun import psd_power, psd_sqrt
 from solvers.sde import euler_maruyama
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import (EPS, alpha, balanced_instance, draw_layers, pairs, rng_for, validate_widths,
                                     widths_of)
 
@@ -150,7 +150,7 @@ def _(p):
 
 
 @sign.reproduction(name="catalogue_E1_residual")
-def _():
+def _(p):
     """The catalogue's E1 script (rng 2024, d = N = 3, Gaussian layers): residual 11.348905109190866."""
     quoted = 11.348905109190866
     rng = np.random.default_rng(2024)
@@ -247,7 +247,7 @@ svals.property(over=("d", "N", "seed", "zeros", "construction"), max_examples=15
 
 
 @svals.symbolic(timeout=60)
-def _():
+def _(p):
     """charpoly(A^TA) = charpoly(AA^T) for a symbolic square A (d = 2, 3), and x^(n-m) charpoly(AA^T) for m x n."""
     x = sp.Symbol("x")
     bad, inst = 0, []
@@ -390,7 +390,7 @@ def _rational_orthogonal(S):
 
 
 @dim.symbolic(timeout=60)
-def _():
+def _(p):
     """The count Nd^2 - (N-1)d(d+1)/2 = (4.6) as polynomials; exact ranks of dC and D z at rational balanced points."""
     d, N = sp.symbols("d N")
     bad = int(sp.expand(N * d**2 - (N - 1) * d * (d + 1) / 2 - (d**2 + (N - 1) * d * (d - 1) / 2)) != 0)
@@ -439,7 +439,7 @@ def _(p):
 
 
 @dim.reproduction(name="rank_table")
-def _():
+def _(p):
     """Catalogue §2.2 B3 (d=3, N=4): rank dC = 18, 15, 9 for Lambda = (1.5,1,0.5), (1.5,1,0), (1.5,0,0); 0 at W=0; rank Dz = 18."""
     d, N = 3, 4
     rng = np.random.default_rng(7)
@@ -537,7 +537,7 @@ e2e.property(over=("d", "N", "seed", "energy", "init"), max_examples=15)
 
 
 @e2e.symbolic(timeout=60)
-def _():
+def _(p):
     """d/dt phi(W + tV)|_{t=0} with V_p = -A_{p+1}^T E' B_{p-1}^T (free-symbol E') expands to (4.9)."""
     t = sp.Symbol("t")
     instances = [(1, 2), (1, 4), (2, 2), (2, 3), (3, 2), (2, 3, 1, 2)]
@@ -658,7 +658,7 @@ gd.property(over=("d", "N", "seed", "eta", "energy", "init"), max_examples=15)
 
 
 @gd.symbolic(timeout=60)
-def _():
+def _(p):
     """Free-symbol E' and eta: C^+ - C - eta^2(D_{p+1}^TD_{p+1} - D_pD_p^T) expands to 0; d=1 scalar formula."""
     eta = sp.Symbol("eta")
     instances = [(1, 3), (2, 2), (2, 3), (3, 2)]
@@ -709,7 +709,7 @@ def _(p):
 
 
 @gd.reproduction(name="drift_table")
-def _():
+def _(p):
     """Catalogue §2.2/§5.2 (t_gd2.py): d=N=3, rng(1), balanced start, T=1: |dC_1| vs eta |int (D_2^TD_2 - D_1D_1^T)|."""
     quoted = {0.02: (2.5337e-2, 2.4943e-2, 1.7), 0.01: (1.2566e-2, 1.2471e-2, 0.8),
               0.005: (6.2590e-3, 6.2357e-3, 0.4)}  # |dC_1|, eta|int|, mismatch % (§2.2 precision)
@@ -769,7 +769,7 @@ def _():
 
 
 @gd.reproduction(name="commuting_invariance")
-def _():
+def _(p):
     """Catalogue §5.2: C_p = 0 stays 0 under GD for d = 1 (N = 4, 200 steps) and diagonal 3x3 layers."""
     out = {}
     worst_ratio = 0.0
@@ -933,7 +933,7 @@ sde.property(over=("d", "N", "seed"), max_examples=4)
 
 
 @sde.symbolic(timeout=60)
-def _():
+def _(p):
     """One EM step, expectation over dB (E dB = 0, E dB_a dB_b = delta_ab dt): sigma^2 dd I dt + dt^2 (GD term)."""
     dt, sigma = sp.symbols("dt sigma", positive=True)
     instances = [(2, 2, 2), (1, 2, 3), (2, 1, 2), (1, 1, 1, 1)]
@@ -1089,7 +1089,7 @@ cone.property(over=("seed",), max_examples=12)
 
 
 @cone.symbolic(timeout=60)
-def _():
+def _(p):
     """Entries of W_2^TW_2 - W_1W_1^T are (4.25)-(4.27); |x|^3 div(grad f/|grad f|) = (m-n)|x|^2 - f; exact rank 3."""
     x = sp.symbols("x1:9", real=True)
     W1 = sp.Matrix([[x[0], x[1]], [x[2], x[3]]])
@@ -1280,7 +1280,7 @@ bw.property(over=("d", "seed"), max_examples=10)
 
 
 @bw.symbolic(timeout=60)
-def _():
+def _(p):
     """d = 1: g^2(z,z) = min 2 w'^2 s.t. 2 w w' = z gives z^2/(2p); d_BW(p, p + eps z)^2 = eps^2 z^2/(4p) + O(eps^3)."""
     p_, z, eps, w = sp.symbols("p z epsilon w", positive=True)
     g2 = 2 * (z / (2 * w)) ** 2  # the fibre is {+-w}: the lift of z is unique, w' = z / (2w)

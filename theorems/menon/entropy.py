@@ -17,7 +17,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import dln
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import EPS, alpha, balanced_instance, pairs, rng_for
 
 
@@ -187,7 +187,7 @@ entropy_formula.property(over=("d", "N", "seed", "tie"), max_examples=15)
 
 
 @entropy_formula.symbolic(timeout=60)
-def _():
+def _(p):
     """Middle (N-1)x(N-1) block of (8.10): det = (a^{2N}-b^{2N})/(a^2-b^2) and eigenvalues
     a^2+b^2-2ab cos(p pi/N) with eigenvectors (sin(s p pi/N))_s, N = 1..8."""
     a, b, th = sp.symbols("a b theta", positive=True)
@@ -242,7 +242,7 @@ def _(p):
 
 
 @entropy_formula.reproduction
-def _():
+def _(p):
     """Catalogue §3: d=3, N=4, lam=(1.7,1.1,0.6): sqrt det Gram = formula = 52.686563706153."""
     quoted = 52.686563706153   # catalogue §2.5 Thm 10 (b) / §3, 12 decimals
     p = entropy_formula.resolve({"lam": [1.7, 1.1, 0.6], "N": 4})
@@ -413,7 +413,7 @@ def _(p):
 
 
 @orbit_volume_constant.reproduction
-def _():
+def _(p):
     """Catalogue §3: d=N=2, lam=(1.4,0.6): orbit length by quadrature 27.0687907132 vs c_2 sqrt(s_1+s_2)."""
     quoted = 27.0687907132   # catalogue quadrature (its own error was 1.1e-9 against the formula)
     lam = np.array([1.4, 0.6])
@@ -581,7 +581,7 @@ def _(p):
 
 
 @volume_form.symbolic(timeout=60)
-def _():
+def _(p):
     """d = 1: sqrt g = w^{(1-N)/N}/sqrt N from (4.14); det h_a^{k,l} = (a^2-b^2)(a^{2N}-b^{2N})/4 and the
     co-area identity (upstairs = orbit x corrected downstairs), N = 1..8; printed fails co-area."""
     u, a, b = sp.symbols("u a b", positive=True)
@@ -622,7 +622,7 @@ def _():
 
 
 @volume_form.reproduction
-def _():
+def _(p):
     """Catalogue §2.5 Thm 11 (b): density/corrected-without-Haar = 0.5 (d=2) and 0.125 (d=3) for
     (d,N) = (2,2),(2,3),(3,3),(3,5), four random Sigma each (quoted to 3-5 digits)."""
     out, worst = {}, 0.0
@@ -744,7 +744,7 @@ entropy_monotone.property(over=("d", "N", "seed"), max_examples=20)
 
 
 @entropy_monotone.symbolic(timeout=60)
-def _():
+def _(p):
     """(a^N - b^N)/(a - b) = sum a^j b^{N-1-j}, whose a- and b-derivatives have positive coefficients, N=2..8."""
     a, b = sp.symbols("a b", positive=True)
     bad = 0
@@ -847,7 +847,7 @@ free_energy_minimisers.property(over=("N", "beta", "a"), max_examples=20)
 
 
 @free_energy_minimisers.symbolic(timeout=60)
-def _():
+def _(p):
     """(u^N - u^{-N})/(u - u^{-1}) = sum_j u^{N-1-2j} >= u^{N-1}: with u = sigma_1^{2/N}, sigma_1 sigma_2 = 1
     (det W_a = 1), the pair factor is >= sigma_1^{2-2/N}; and E(W_a) = 0."""
     u, a = sp.symbols("u a", positive=True)
@@ -896,7 +896,7 @@ def _param_W(x):
 
 
 @free_energy_minimisers.reproduction(slow=True)
-def _():
+def _(p):
     """Catalogue Def 12 (b): minimise F_beta over (sigma, angles) from many starts, N in {2,3,5},
     beta in {1,10,100}; count distinct interior stationary endpoints (box |s| <= 50) and boundary exits."""
     from scipy.optimize import minimize

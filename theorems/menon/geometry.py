@@ -29,7 +29,7 @@ import sympy as sp
 from scipy.linalg import expm
 
 from solvers import dln
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 from ._common import EPS, alpha, balanced_instance, pairs, vec
 
@@ -305,7 +305,7 @@ def _cayley(ts, d):
 
 
 @fibres.symbolic(timeout=60)
-def fibres_symbolic():
+def fibres_symbolic(p):
     """For general layers W_p (symbols) and Cayley rotations R_p, phi(R_p W_p R_{p-1}^T) = phi(W) and
     C_p -> R_p C_p R_p^T, so the O_d^{N-1} action preserves every fibre of phi and every M_G ⊇ M."""
     bad, instances = 0, [(2, 2), (2, 3)]
@@ -401,7 +401,7 @@ def tangent_stated(p):
 
 
 @tangent.symbolic(timeout=60)
-def tangent_symbolic():
+def tangent_symbolic(p):
     """With symbolic Q_p (any matrices), Lambda, theta, A_p: d/dt at 0 of e^{tA_p}Q_p(Lambda+t theta)Q_{p-1}^T
     e^{-tA_{p-1}} expands to the corrected (8.2); the printed theta-term leaves nonzero entries."""
     bad, printed_bad, instances = 0, 0, [(2, 2), (3, 2)]
@@ -513,7 +513,7 @@ def pullback_fixed(p):
 
 
 @pullback.symbolic(timeout=60)
-def pullback_symbolic():
+def pullback_symbolic(p):
     """(8.16) for all i<j, k<l (d = 4), and the Gram matrix of the rotated-frame vectors
     X_p = B_p Lambda + theta - Lambda B_{p-1} (8.11)-(8.13) equals h exactly (symbolic lambda)."""
     bad = 0
@@ -692,7 +692,7 @@ def _pair_block(N, a, b, w, sign):
 
 
 @basis.symbolic(timeout=60)
-def basis_symbolic():
+def basis_symbolic(p):
     """Exact in w = e^{i pi/N} modulo the cyclotomic polynomial, N = 2..7, symbolic lambda_k, lambda_l:
     the discrete sine sums, the telescoping kernel identity, and for the corrected sign the Gram matrix
     and the tangency equations of the pair block (u^{k,l,p})_{0<=p<=N}."""
@@ -966,7 +966,7 @@ def sketch_printed_metric(p):
 
 
 @sketch.symbolic(timeout=60)
-def sketch_symbolic():
+def sketch_symbolic(p):
     """N = 1..8, symbolic lambda: the geometric sum giving phi_* u^{k,l,0}, the telescoping kernel identity,
     and the unit g^N norms via Lemma 1 with sigma = lambda^N."""
     a, b = sp.symbols("a b", positive=True)
@@ -1011,7 +1011,7 @@ def _errata_replay():
 
 
 @tangent.reproduction
-def tangent_reproduction():
+def tangent_reproduction(p):
     """Catalogue §4.1 output 'E9': |fd - printed| = 1.745525401850335, |fd - corrected| = 1.2977e-10
     (theta = e_1, h = 1e-6, replayed random frames)."""
     lam, Qs = _errata_replay()
@@ -1032,7 +1032,7 @@ def tangent_reproduction():
 
 
 @basis.reproduction
-def basis_reproduction():
+def basis_reproduction(p):
     """Catalogue §4.1 output 'E12' (d = 3, N = 4, lam = (1.7, 1.1, 0.6), replayed frames): sign +1 at
     distance 1.000 from T_W M, sign -1 at 1.517e-10 (the quote's tangent space came from finite
     differences; here it is exact, so the corrected distance is compared with the rounding model)."""

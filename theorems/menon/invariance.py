@@ -11,7 +11,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import dln, rk
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import draw_layers, validate_widths, widths_of
 
 EPS = np.finfo(float).eps
@@ -146,7 +146,7 @@ claim.property(over=("d", "N", "seed", "energy", "init"), max_examples=12)
 
 # ---------------------------------------------------------------------------
 @claim.symbolic(timeout=60)
-def symbolic():
+def symbolic(p):
     """With E'(W) a matrix of free symbols, d/dt C_p expands to 0 identically (so for every E in C^1)."""
     instances = [(1, 2), (2, 2), (2, 3), (3, 2), (2, 3, 1, 2)]  # (d, N) square, and rectangular widths
     worst = 0

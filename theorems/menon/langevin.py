@@ -23,7 +23,7 @@ import sympy as sp
 
 from solvers import rk
 from solvers.sde import euler_maruyama
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = float(np.finfo(float).eps)
 K_SE = 5.0     # standard errors allowed for a Monte-Carlo mean (two-sided tail 6e-7)
@@ -153,7 +153,7 @@ gibbs = Claim(
 
 
 @gibbs.symbolic(timeout=60)
-def _gibbs_symbolic():
+def _gibbs_symbolic(p):
     """rho_beta = exp(-beta V) is annihilated by (10.3) for arbitrary V, and (10.3) is the adjoint of the
     generator b.grad + (sigma^2/2) Laplacian of (10.2) with sigma = sqrt(2/beta) (up to a divergence)."""
     beta = sp.Symbol("beta", positive=True)
@@ -276,7 +276,7 @@ def _lb_generator_residual(h, xs, beta, f):
 
 
 @lb.symbolic(timeout=60)
-def _lb_symbolic():
+def _lb_symbolic(p):
     """Generator of dx = b dt + sqrt(2/beta) h^{-1/2} dW equals beta^{-1} Delta_h (10.4) for three 2-d metrics."""
     beta = sp.Symbol("beta", positive=True)
     r, th = sp.symbols("r theta", positive=True)
@@ -635,7 +635,7 @@ def _thm15_goe(p):
 
 
 @thm15.reproduction
-def _thm15_reproduction():
+def _thm15_reproduction(p):
     """Catalogue §2.8/§3: d = 3, T = 0.5, beta = inf: ODE (-1.5456, 0.0824, 1.9632) at 4 decimals, matrix SDE
     mean (-1.5467, 0.0834, 1.9633) with spread 0.013 at dt = 1e-3, |M_T|^2 6.2535 vs 6.25.  The catalogue does
     not state x_0; x_0 = (-1, 0, 1.5) is the point with sum 0.5 and |x_0|^2 = 3.25 that these numbers imply."""
@@ -695,7 +695,7 @@ entropy = Claim(
 
 
 @entropy.symbolic(timeout=60)
-def _entropy_symbolic():
+def _entropy_symbolic(p):
     """(1/2) d_i (2 log van) = sum_{j!=i} 1/(x_i-x_j) (d <= 5); det of the Gram matrix of {[A_a, diag(x)]} over the
     off-diagonal orthonormal basis of u(d) is van(x)^4 (d = 2, 3)."""
     worst, insts = 0, []
@@ -914,7 +914,7 @@ sphere = Claim(
 
 
 @sphere.symbolic(timeout=60)
-def _sphere_symbolic():
+def _sphere_symbolic(p):
     """m^T P_m = 0, P_m^2 = P_m = P_m^T, tr(P_m P_m^T) = d-1 (d = 2..5); r = sqrt(r_0^2+(d-1)t) solves (11.11); the
     mean curvature -div(m/r) m/r of S_r^{d-1} has magnitude (d-1)/r, so -H/2 is the radial speed."""
     worst, insts = 0, []
@@ -976,7 +976,7 @@ def _sphere_isotropic(p):
 
 
 @sphere.reproduction
-def _sphere_reproduction():
+def _sphere_reproduction(p):
     """Catalogue §2.8/§3: d = 5, T = 1, r_0 = 1, 200 paths: mean r^2 4.977, 4.997, 5.001 and spreads 0.286, 0.082,
     0.028 (EM prediction 0.283, 0.089, 0.028) for dt = 1e-2, 1e-3, 1e-4.  Our own run and the quoted numbers
     must both lie within K_SE standard errors of the prediction (SE of a mean s/sqrt(200), of a spread

@@ -29,7 +29,7 @@ import sympy as sp
 
 from solvers import dln, rk
 from solvers.matfun import psd_eig, psd_power
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 from ._common import EPS, balanced_instance, rng_for
 
@@ -301,7 +301,7 @@ end_to_end.property(over=("d", "N", "seed", "zeros"), max_examples=15)
 
 
 @end_to_end.symbolic(timeout=60)
-def _():
+def _(p):
     """d = 1: (4.9) is -N w^{2-2/N} E'(w) for w = lambda^N > 0; d = 2 with exact rational rotations:
     (4.9) - (4.11) expands to zero with E' free."""
     lam, e = sp.symbols("lambda e", positive=True)
@@ -353,7 +353,7 @@ def _(p):
 
 
 @end_to_end.reproduction(name="flow_side_by_side")
-def _():
+def _(p):
     """Catalogue §2.3 Thm 2 (b): integrate upstairs (3.6) and downstairs (4.11) side by side to T = 2
     (d = 3, N = 4, full rank and rank 2); the catalogue expects agreement to 1e-9."""
     base = end_to_end.resolve({"T": 2.0, "d": 3, "N": 4, "seed": 1})
@@ -455,7 +455,7 @@ def _(p):
 
 
 @partial.symbolic(timeout=60)
-def _():
+def _(p):
     """d = 2, exact rational rotations, a, b > 0 free: the corrected (7.11) holds entrywise for
     N = 1..3 and every p; the printed A_p fails for every p."""
     good = bad_printed = total = 0
@@ -654,7 +654,7 @@ def _(p):
 
 
 @transpose.symbolic(timeout=60)
-def _():
+def _(p):
     """With P = (WW^T)^{1/N}, R = (W^TW)^{1/N} and Z non-commuting symbols, A_W(Z)^T and A_{W^T}(Z^T) are the
     same non-commutative polynomial (N = 1..8); the printed right-hand side is a different one for N >= 2."""
     P, R, Zt = sp.symbols("P R Z^T", commutative=False)
@@ -880,7 +880,7 @@ def _(p):
 
 
 @flow.symbolic(timeout=60)
-def _():
+def _(p):
     """d = 2, exact rational rotations, a, b > 0 and E' free: sum_p |D_p|^2 = Tr(E'^T A(E')) for N = 1, 2, 3."""
     bad = 0
     for N in (1, 2, 3):
@@ -1016,7 +1016,7 @@ def _(p):
 
 
 @spectrum.symbolic(timeout=60)
-def _():
+def _(p):
     """With x = sigma_k^{2/N}, y = sigma_l^{2/N}: (x - y) sum_p x^{N-p} y^{p-1} = x^N - y^N (so (7.13)), and the
     sum at y = x is N x^{N-1} = N sigma^{2-2/N} (so (7.14) is the limit of (7.13)); N = 1..10."""
     x, y = sp.symbols("x y", positive=True)
@@ -1105,7 +1105,7 @@ def _(p):
 
 
 @coords.symbolic(timeout=60)
-def _():
+def _(p):
     """With x = sigma_k^{2/N}: lim_{y->x} of the off-diagonal coefficient (x - y)/(x^N - y^N) is 1/(N x^{N-1}),
     the corrected diagonal coefficient (N = 1..8); N times it tends to 1/sigma^2 as N -> oo, as in (14.10)."""
     x, y, sg, n = sp.symbols("x y sigma n", positive=True)
@@ -1254,7 +1254,7 @@ def _(p):
 
 
 @limit.symbolic(timeout=60)
-def _():
+def _(p):
     """int_0^1 x^{2(1-s)} y^{2s} ds = (x^2 - y^2)/(2 log(x/y)); its y -> x limit is x^2 (14.9); and
     lim_{N->oo} (1/N)(x^2 - y^2)/(x^{2/N} - y^{2/N}) is the same logarithmic mean."""
     x, y, s, h = sp.symbols("x y s h", positive=True)
@@ -1273,7 +1273,7 @@ def _():
 
 
 @limit.reproduction(name="catalogue_eigenvalues")
-def _():
+def _(p):
     """Catalogue §2.10 (b): (1/N) x off-diagonal eigenvalue 2.70519, 2.92165, 2.92381926 for N = 10, 1e3, 1e6
     versus the limit 2.92382143 (sigma = (3, 0.7), found by search; mpmath, 30 digits)."""
     import mpmath as mp
@@ -1408,7 +1408,7 @@ def _(p):
 
 
 @entropy.symbolic(timeout=60)
-def _():
+def _(p):
     """Per pair: (1/2) log((x^2 - y^2)/(x^{2/N} - y^{2/N})) - (1/2) log N -> (1/2) log((x^2 - y^2)/(2 log(x/y))),
     i.e. half the summand of the printed (14.11)."""
     x, y, h = sp.symbols("x y h", positive=True)
@@ -1426,7 +1426,7 @@ def _():
 
 
 @entropy.reproduction(name="catalogue_difference")
-def _():
+def _(p):
     """Catalogue §2.10/§4 E16: S_N(s1) - S_N(s2) at N = 1e6 is 0.216172464 for s1 = (3, 1.5, 0.4),
     s2 = (2, 1.2, 0.9), while the printed (14.11) gives 0.4323446 (mpmath)."""
     p = entropy.resolve({"sigmas": [3, 1.5, 0.4], "sigmas2": [2, 1.2, 0.9], "N": 10**6})

@@ -29,7 +29,7 @@ import sympy as sp
 from scipy.linalg import expm
 
 from solvers import dln
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import EPS, alpha, balanced_instance, pairs, validate_widths
 
 U = EPS / 2  # unit roundoff
@@ -210,7 +210,7 @@ caricature.property(over=("d", "N", "n", "seed"), max_examples=12)
 
 
 @caricature.symbolic(timeout=60)
-def _m1_symbolic():
+def _m1_symbolic(p):
     """With symbolic layers and data, (2.1) - E(φ(W)) and every entry of grad(2.1) - (3.6) expand to 0."""
     instances = [(2, 2, 2), (1, 3, 2), (2, 3, 1)]  # (d, N, n)
     bad = 0
@@ -352,7 +352,7 @@ gradient.property(over=("d", "N", "seed", "energy", "rectangular"), max_examples
 
 
 @gradient.symbolic(timeout=60)
-def _m2_symbolic():
+def _m2_symbolic(p):
     """Symbolic W_p and a polynomial E with free coefficients: diff(E(φ), W_p[j,k]) equals (3.6), and (7.4) entrywise."""
     instances = [(2, 2, 2), (2, 2, 2, 2), (2, 3, 1, 2)]  # widths d_0..d_N
     bad, checked = 0, 0
@@ -528,7 +528,7 @@ fibre.property(over=("d", "N", "seed"), max_examples=15)
 
 
 @fibre.symbolic(timeout=30)
-def _m3_symbolic():
+def _m3_symbolic(p):
     """Symbolic W_p and ξ_p: Dφ(ξ_pW_p - W_pξ_{p-1})_p telescopes to 0, so the GL_d gauge directions lie in ker Dφ."""
     bad = 0
     for d, N in ((2, 2), (2, 3), (1, 4)):
@@ -667,7 +667,7 @@ completion.property(over=("d", "seed", "density"), max_examples=15)
 
 
 @completion.symbolic(timeout=30)
-def _m4_symbolic():
+def _m4_symbolic(p):
     """Symbolic W, a and a fixed mask: Hess E = diag(1_S), ∂E/∂W_ij = 0 off S, E - 0 on S expands to 0."""
     d = 3
     S = [(0, 0), (0, 2), (1, 1), (2, 0), (2, 1)]
@@ -803,7 +803,7 @@ def _m5_depth_one(p):
 
 
 @morse.reproduction
-def _m5_reproduction():
+def _m5_reproduction(p):
     """Catalogue §2.1 M5: d = 3, N = 3 gives exactly 18 zero and 9 nonzero Hessian eigenvalues."""
     quoted = (18, 9)
     v, _ = _m5_hessian(morse.resolve({"d": 3, "N": 3, "seed": 0}))
@@ -928,7 +928,7 @@ def _thin_stated_diag(p):
 
 
 @thin.reproduction
-def _thin_reproduction():
+def _thin_reproduction(p):
     """Catalogue §2.2 R5: ranks 9 (generic), 0 (W = 0), 5 (all W_p = diag(1,0,0)) at d = 3, N = 4."""
     quoted = {"random": 9, "zero": 0, "diag": 5}
     got = {pt: _thin_measure(thin.resolve({"d": 3, "N": 4, "seed": 0, "point": pt}))["rank"] for pt in quoted}
@@ -1032,7 +1032,7 @@ count.property(over=("d", "N", "seed"), max_examples=12)
 
 
 @count.symbolic(timeout=30)
-def _count_symbolic():
+def _count_symbolic(p):
     """(N-1)d² = (N-1)d(d+1)/2 + (N-1)d(d-1)/2, Nd² - (N-1)d(d+1)/2 = (4.6), d(d-1)/2 - (d-r)(d-r-1)/2 = dim St_{r,d}."""
     d, N, r = sp.symbols("d N r")
     ids = [(N - 1) * d ** 2 - ((N - 1) * d * (d + 1) / 2 + (N - 1) * d * (d - 1) / 2),
@@ -1066,7 +1066,7 @@ def _count_rank_deficient(p):
 
 
 @count.reproduction
-def _count_reproduction():
+def _count_reproduction(p):
     """Catalogue §2.2 B3/R6 at d = 3, N = 4: rank of d(C_p) = 18 = (N-1)d(d+1)/2."""
     quoted = 18
     v = _count_measure(count.resolve({"d": 3, "N": 4, "seed": 0}))
@@ -1148,7 +1148,7 @@ norm.property(over=("d", "N", "seed"), max_examples=20)
 
 
 @norm.symbolic(timeout=30)
-def _norm_symbolic():
+def _norm_symbolic(p):
     """Symbolic W_2, W_1 (d = 2, 3): (4.23) and |W_2W_1|² - Tr K² + Tr GK expand to 0."""
     bad = 0
     for d in (2, 3):
@@ -1214,7 +1214,7 @@ rankone.property(over=("a",), max_examples=20)
 
 
 @rankone.symbolic(timeout=30)
-def _k3_symbolic():
+def _k3_symbolic(p):
     """det [[1,a],[1/a,1]] = 0 and E = 0; conversely the rank-one zeros of (14.1) are exactly this family."""
     a, b, c = sp.symbols("a b c")
     W = sp.Matrix([[1, a], [1 / a, 1]])

@@ -20,7 +20,7 @@ from scipy.linalg import expm
 
 from solvers import dln, rk
 from solvers.matfun import psd_sqrt
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import EPS, alpha, pairs, rng_for, vec
 
 
@@ -545,7 +545,7 @@ scalar_conics.property(over=("N", "seed"), max_examples=12)
 
 
 @scalar_conics.symbolic(timeout=60)
-def _():
+def _(p):
     """d/dt (w_{p+1}^2 - w_p^2) = 0 for e = E'(w) free; (5.10) lies on it; exact GD factor (1 - eta^2 e^2 prod)."""
     bad, inst = 0, []
     e, eta = sp.symbols("e eta")
@@ -748,7 +748,7 @@ def _cayley(d, name):
 
 
 @svd_parametrisation.symbolic(timeout=60)
-def _():
+def _(p):
     """Polynomial identities (denominators cleared, sympy.expand): (5.13) and the telescoping (5.17)."""
     bad, inst = 0, []
     # (i) d = 2, N = 2, 3: every Q_p a Cayley rotation (and Q_0 a reflection), full statement
@@ -791,7 +791,7 @@ def _():
 
 
 @svd_parametrisation.reproduction
-def _():
+def _(p):
     """rank Dz for d=3, N=4 (catalogue §3 quotes 18 = dim M)."""
     quoted = 18
     p = svd_parametrisation.resolve({"d": 3, "N": 4, "seed": 0})

@@ -17,7 +17,7 @@ import sympy as sp
 from numba import njit
 
 from solvers import dln, fd, rk, sde
-from theorems.core import Claim, Outcome, Param, ParamError
+from theorems.claim import Claim, Outcome, Param, ParamError
 
 from ._common import EPS, alpha, balanced_instance, pairs, rng_for, vec
 
@@ -290,7 +290,7 @@ def _(p):
 
 
 @bm_proj.symbolic(timeout=60)
-def _():
+def _(p):
     """Radial: Delta f(r) = f''|grad r|^2 + f' Delta r with |grad r|^2 = 1 = h^{rr} and Delta r = (d-1)/r = dS/dr
     (S = (d-1) log r), so the generator is Delta_h + <grad S, grad>, not Delta_h; Dyson: the corrected
     generator maps sum x_i^2 to 2 d^2 (times 1/beta), not 2d."""
@@ -405,7 +405,7 @@ def _(p):
 
 
 @rle_gen.symbolic(timeout=60)
-def _():
+def _(p):
     """Ito for f = |m|^2 under dm = sqrt(2/beta) P_m dW: no martingale part, drift (2/beta)(d-1) = 2 r beta^{-1} dS/dr."""
     bad = 0
     beta, r = sp.symbols("beta r", positive=True)
@@ -538,7 +538,7 @@ def _(p):
 
 
 @thm18.symbolic(timeout=60)
-def _():
+def _(p):
     """d = 1: g = 1/(N w^{2-2/N}); the LB drift g^{-1/2} d/dw (g^{1/2} g^{-1}) = (N-1) w^{1-2/N} = (N-1) lam^{N-2}."""
     w, lam = sp.symbols("w lambda", positive=True)
     bad = 0
@@ -554,7 +554,7 @@ def _():
 
 
 @thm18.reproduction
-def _():
+def _(p):
     """Catalogue §3: at (d, N) = (3, 3) the LB drift in the SVD frame is (3.172674, 2.889657, 1.312561) = Sigma''.
     We take lambda = quoted / (N-1) (inverting (12.9)), recompute the drift by finite differences of A and
     compare at the quoted 6 decimals."""
@@ -642,7 +642,7 @@ def _(p):
 
 
 @ent_grad.symbolic(timeout=60)
-def _():
+def _(p):
     """N lambda_k^{2N-2} dS/dsigma_k (the eigenvalue N sigma^{2-2/N} of A times dS) equals Sigma'_kk, d = 3, N = 2..5."""
     bad = 0
     d = 3
@@ -736,7 +736,7 @@ def _(p):
 
 
 @bounded.symbolic(timeout=60)
-def _():
+def _(p):
     """sympy: lim_{t->1} N/(1-t^{2N}) - 1/(1-t^2) = (N-1)/2, N = 2..10 (the pair term / lambda_k^{N-2})."""
     t = sp.symbols("t", positive=True)
     bad = 0
@@ -982,7 +982,7 @@ def _(p):
 
 
 @mc.symbolic(timeout=60)
-def _():
+def _(p):
     """The rank-one family (14.3) has det = 0 and E = 0; E(DWD) = E(W) and E'(DWD) = D E'(W) D."""
     a = sp.symbols("a", nonzero=True)
     w = sp.Matrix(2, 2, sp.symbols("w11 w12 w21 w22", real=True))
@@ -1001,7 +1001,7 @@ def _():
 
 
 @mc.reproduction(slow=True)
-def _():
+def _(p):
     """Catalogue §3 table, row N = 3, scale 0.01: median sigma2/sigma1 6.3e-4, |W12| quartiles
     0.958/0.997/1.002, fraction W12 > 0 = 0.47 (40 runs, T = 5000 here; different random inits)."""
     Ws = _mc_limits(3, 40, 0.01, 5000.0, 12345)

@@ -27,7 +27,7 @@ import sympy as sp
 
 from solvers import resnet_ode as ro
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 FAMILIES = ("smooth", "iid")
@@ -149,7 +149,7 @@ recon.property(over=("N", "d", "seed", "family"), max_examples=15)
 
 
 @recon.symbolic(timeout=30)
-def _():
+def _(p):
     """Unrolling r_n <= (1 + L/N) r_{n+1} + L C/N^2 from r_N = 0 gives C/N((1 + L/N)^(N-n) - 1)."""
     L, C, N = sp.symbols("L C N", positive=True)
     k, j = sp.symbols("k j", integer=True, nonnegative=True)
@@ -446,7 +446,7 @@ heun_const.property(over=("N", "eps", "case"), max_examples=10)
 
 
 @heun_const.reproduction(name="catalogue_numbers")
-def _():
+def _(p):
     """Catalogue R4/E3 (x0 = 0.3, eps = 0.05): case B N err = 1.0499e-3 for N = 100..3200, printed N bound 7.8078e-5,
     corrected 3.1231e-3; case A N err = 4.2602e-3, printed 2.3508e-7, corrected 1.2337e-2 (compared at 4-5 digits)."""
     quoted = {"B": (1.0499e-3, 7.8078e-5, 3.1231e-3), "A": (4.2602e-3, 2.3508e-7, 1.2337e-2)}
@@ -542,7 +542,7 @@ def _(p):
 
 
 @lemma214.symbolic(timeout=30)
-def _():
+def _(p):
     """Scalar f_0, f_1 by their second-order Taylor polynomials at x (symbolic values, slopes, curvatures; the
     first order in eps only involves f and f', the cubic remainder only enters at eps^2 and beyond): the
     coefficients of eps^0 and eps^1 in lhs - (eps/4)(f_1' - f_0')(f_1 - f_0) vanish, eps = 1/N."""
@@ -697,7 +697,7 @@ memory = Claim(
 
 
 @memory.reproduction(name="parameter_count")
-def _():
+def _(p):
     """60,192,808 parameters = 229.6 MiB (vs the quoted 220 MiB, compared at 5%); activations x2 = 21.5 GiB (vs ~22 GiB)."""
     params, acts = _resnet152_counts()
     mib = params * 4 / 2**20
@@ -782,7 +782,7 @@ def _train_student(method, adjoint, N, Xtr, Ytr, Xte, Yte, steps=400, lr_scale=0
 
 
 @train.reproduction(name="cpu_fig24", slow=True)
-def _():
+def _(p):
     """Test loss of Euler/Heun students, exact vs adjoint gradients, N = 2, 4, 8, 16, 64 (about 30 s)."""
     rng = np.random.default_rng(11)
     d, n = 4, 200

@@ -26,7 +26,7 @@ from scipy.integrate import solve_ivp
 
 from solvers import resnet_ode as ro
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 FAMILIES = ("smooth", "affine", "steps", "alternating")
@@ -235,7 +235,7 @@ claim.property(over=("N", "d", "seed"), fixed={"family": "smooth"}, max_examples
 
 
 @claim.symbolic(timeout=30)
-def _():
+def _(p):
     """Grönwall sum, the chain rule xdd = d_s phi + d_x phi[phi], and the affine error a/(2N) (symbolic N)."""
     k, n, N, L, s = sp.symbols("k n N L s", positive=True, integer=False)
     kk = sp.Symbol("kk", integer=True, nonnegative=True)
@@ -298,7 +298,7 @@ def _(p):
 
 
 @claim.reproduction(name="smooth_rate")
-def _():
+def _(p):
     """Smooth family, N = 8..512: error <= bound at every N and N * error converges (catalogue R1: < 5% for
     N >= 64 between N and 2N); loglog plot of error and bound."""
     p = claim.resolve({"family": "smooth", "d": 4, "seed": 1})
@@ -320,7 +320,7 @@ def _():
 
 
 @claim.reproduction(name="exact_numbers")
-def _():
+def _(p):
     """D1-D3 in exact arithmetic: tightness ratio 1 (N = 1, 2, 7, 50, 300), gaps 1/2 (N = 3, 10, 100, 1000) and
     2/3 (N = 2, 5, 50, 500) for d = 1, v = 1 (thesis l.805-807)."""
     out = {}
@@ -426,7 +426,7 @@ def _(p):
 
 
 @backprop.symbolic(timeout=20)
-def _():
+def _(p):
     """2x2 symbolic Jacobian J and adjoint p: p + (1/N) J^T p equals [I + J/N]^T p (one Euler step of -pdot = J^T p)."""
     N = sp.Symbol("N", positive=True)
     J = sp.Matrix(2, 2, sp.symbols("j0:4"))
@@ -529,7 +529,7 @@ def _(p):
 
 
 @gap.symbolic(timeout=30)
-def _():
+def _(p):
     """Even g(theta) = c2 theta^2 + c4 theta^4 + c6 theta^6, theta_n = (-1)^n theta0: each cell of the weight
     interpolation contributes (1/N) int_0^1 g(theta0(1-2u)) du (for both parities), the ResNet step g(theta0)/N;
     steps example: sum_{n<N} n/N = (N-1)/2."""
@@ -551,7 +551,7 @@ def _():
 
 
 @gap.reproduction(name="catalogue_cos_gaps")
-def _():
+def _(p):
     """C2.6(c): gaps 0.45260, 0.44490, 0.44301, 0.44254 at N = 16, 64, 256, 1024 (quoted to 5 decimals)."""
     quoted = {16: 0.45260, 64: 0.44490, 256: 0.44301, 1024: 0.44254}
     got = {N: _cos_gap(N) for N in quoted}
@@ -608,7 +608,7 @@ def _iid_gap(N, seeds, m=4):
 
 
 @iid.reproduction(name="iid_slope")
-def _():
+def _(p):
     """Median gap over 12 i.i.d. draws at N = 16, 64, 256, 1024: fitted slope -0.69 +- 0.2 (catalogue), i.e. decaying
     although C_N / N = O(1); alternating deterministic weights (C2.6) keep slope 0."""
     Ns = [16, 64, 256, 1024]

@@ -24,7 +24,7 @@ import numpy as np
 import sympy as sp
 
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 DOC = "sander"
@@ -119,7 +119,7 @@ def _(p):
 
 
 @quad.reproduction(name="monte_carlo")
-def _():
+def _(p):
     """The quadrature is an expectation: Monte Carlo with 1e5 uniform phases (catalogue: 17.9966 vs exact 17.9878)
     agrees within 4 standard errors (d = 3, T = 5, seeded C, p)."""
     rng = np.random.default_rng(5)
@@ -376,7 +376,7 @@ def _(p):
 
 
 @pe.reproduction(name="sigma1_table")
-def _():
+def _(p):
     """sigma_1(mu) for T = 10, mu = 5, 20, 100, 1000: quoted 1.25, 4.91168, 9.58240, 9.99566 (tolerance: half a unit
     in the last quoted digit); H = I for mu = 1, 2."""
     quoted = {5.0: (1.25, 5e-3), 20.0: (4.91168, 5e-6), 100.0: (9.58240, 5e-6), 1000.0: (9.99566, 5e-6)}
@@ -539,7 +539,7 @@ def _(p):
 
 
 @gd.symbolic(timeout=60)
-def _():
+def _(p):
     """eta*(T_max) ~ 3/(2 T_max) for both conventions (sympy summation and limit)."""
     T, M, d = sp.symbols("T M d", positive=True, integer=True)
     r = 0
@@ -554,7 +554,7 @@ def _():
 
 
 @gd.reproduction(name="eta_table")
-def _():
+def _(p):
     """Catalogue §3.2: eta* and the optimal loss for (d, T_max) = (1,4), (2,5), (3,4), both conventions, quoted to
     10 decimals (tolerance 5e-11, half a unit of the last digit)."""
     quoted = {("inverse", 1, 4): (0.3103448276, 0.2068965517), ("inverse", 2, 5): (0.2058823529, 2.2352941176),

@@ -17,7 +17,7 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 
@@ -346,7 +346,7 @@ def _(p):
 
 
 @topo.symbolic(timeout=20)
-def _():
+def _(p):
     """d/dx (x + f(x)/N) = 1 + f'(x)/N >= 1 - Lip/N; with f = -c N x the step is (1 - c) x, decreasing iff c > 1."""
     x, N, c = sp.symbols("x N c", positive=True)
     f = sp.Function("f")
@@ -380,7 +380,7 @@ mem = Claim(
 
 
 @mem.reproduction(name="operation_count")
-def _():
+def _(p):
     """(forward + reconstruction + backward) / (forward + backward) with backward = 2 forward: 4/3, 'about 1.5'
     read as one significant digit (within [1, 2))."""
     ratio = (1 + 1 + 2) / (1 + 2)
@@ -463,7 +463,7 @@ def _(p):
 
 
 @p12.symbolic(timeout=20)
-def _():
+def _(p):
     """Tightness: phi = a s + b gives x_N = b + a (N-1)/(2N) and X(1) = b + a/2, error a/(2N) = C_N/(2N) exactly."""
     a, b, n, N = sp.symbols("a b n N", positive=True)
     xN = sp.summation((a * n / N + b) / N, (n, 0, N - 1))

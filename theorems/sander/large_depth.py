@@ -27,7 +27,7 @@ from scipy import stats
 
 from solvers import resnet_train as rt
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 SLOPE_TOL = 0.15
@@ -181,7 +181,7 @@ def _(p):
 
 
 @backprop.symbolic(timeout=60)
-def _():
+def _(p):
     """sigma an undefined function, q = 2, m = 1, L = 2, one sample: d loss / d(V_k, W_k, A, B) by sympy.diff equals the
     corrected backprop expression entry by entry (expand of the difference is 0)."""
     sig = sp.Function("sigma")
@@ -346,7 +346,7 @@ def _(p):
 
 
 @adjoint.symbolic(timeout=30)
-def _():
+def _(p):
     """Scalar f(h) = a h: P(s) = P(1) e^{a(1-s)} solves the corrected ODE, (1 + a/L)^L -> e^a is the discrete
     p_0/p_L, and the printed ODE's solution P(1) e^{-a(1-s)} differs from it unless a = 0."""
     a, s, P1, L = sp.symbols("a s P1 L", real=True)
@@ -472,7 +472,7 @@ def _(p):
 
 
 @prop32.symbolic(timeout=30)
-def _():
+def _(p):
     """(3.8)/(3.35): the index floor((L-1)s)+1 is within 1/L of s L on [0,1] (sup |(floor((L-1)s)+1)/L - s| <= 1/L)
     and theta_{k+1} = Theta(k/(L-1)) exactly; checked on every breakpoint for L = 2..60 in exact rationals."""
     bad, worst = 0, sp.Integer(0)
@@ -782,7 +782,7 @@ def _(p):
 
 
 @chernoff.symbolic(timeout=30)
-def _():
+def _(p):
     """With delta = 1 - t: the exact Chernoff rate (1-t) + t log t >= (1-t)^2/2 on (0,1] (so the corrected bound
     follows), and 1 - t^2 >= (1 - t)^2 with equality only at t = 1 (the printed bound is strictly stronger)."""
     t = sp.symbols("t", positive=True)
@@ -905,7 +905,7 @@ def _(p):
 
 
 @pl_ineq.symbolic(timeout=30)
-def _():
+def _(p):
     """g(x) = 2x + log(1-x) has g(0) = 0 and g'(x) = (1-2x)/(1-x) >= 0 on [0, 1/2]: -log(1-x) <= 2x there, so
     L log(1 - a/(2L)) >= -a for L >= a; and h(x) = x + log(1-x) has h' = -x/(1-x) < 0: (1-a/L)^L < e^{-a}."""
     x = sp.symbols("x")
@@ -1089,7 +1089,7 @@ def _(p):
 
 
 @th37.symbolic(timeout=30)
-def _():
+def _(p):
     """Solve mu = max 8 e^K/M sqrt(l0) for l0: c3^2 c4^2 / (64 e^{2K} max^2 n^4 q^2)."""
     return _th37(2)
 
@@ -1165,7 +1165,7 @@ def _hermite(act, rmax=5, deg=200):
 
 
 @pl.reproduction(name="constants_tanh")
-def _():
+def _(p):
     """Hermite coefficients (tanh eta_1 = 0.60571, eta_3 = -0.14844, eta_5 = 0.06255; GELU eta_0 = 0.28209,
     eta_2 = 0.29921, eta_4 = -0.07198) and c_1 = 1.33e7, c_2 = 1.46e4, c_3 = 3.28e-3, c_4 = 4.12e-11 (tanh, r = 3)."""
     et, Et = _hermite("tanh")
@@ -1211,7 +1211,7 @@ early = Claim(
 
 
 @early.reproduction(name="polynomial_growth", slow=True)
-def _():
+def _(p):
     """L x max_k gap at t = 10, 20, ..., 50 (L = 16): power-law exponent in [1, 3], sub-exponential growth."""
     rng = np.random.default_rng(0)
     X, Y = rng.standard_normal((100, 16)), rng.standard_normal((100, 16))

@@ -28,7 +28,7 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 E = math.e
@@ -163,7 +163,7 @@ def _(p):
 
 
 @regr.symbolic(timeout=30)
-def _():
+def _(p):
     """d = 2, generic symmetric Sigma > 0 and cross-moment C = (1/n) sum y x^T (so B = C Sigma^{-1}), generic Pi:
     Tr(Pi Sigma Pi^T) - 2 Tr(Pi C^T) + Tr(B Sigma B^T) = ||Pi - B||_Sigma^2, i.e. the identity with c."""
     s11, s12, s22 = sp.symbols("s11 s12 s22")
@@ -326,7 +326,7 @@ def _(p):
 
 
 @pl.reproduction(name="catalogue_table")
-def _():
+def _(p):
     """Catalogue L5 table (N = 50, Sigma = I, theta = +-0.49 I): 10.4022, 2.6006, 1.5237, 0.3809; interval
     [1.4939, 10.6061]; and (1 - 1/2N)^{2N-2} >= 1/e, (1 + 1/2N)^{2N-2} <= e for all N < 1e5."""
     got = {"+true": float(_pl_diag(50, 1, "true")[0]), "+l992": float(_pl_diag(50, 1, "appendix")[0]),
@@ -405,7 +405,7 @@ def _(p):
 
 
 @ident.symbolic(timeout=60)
-def _():
+def _(p):
     """2x2 symbolic layers, N = 3, and a generic middle matrix K standing for (Pi - B) Sigma (the identity never
     uses its structure): the identity expands to 0 for n = 1 -> 2 and 2 -> 3."""
     N = 3
@@ -797,7 +797,7 @@ def _(p):
 
 
 @limit.reproduction(name="richardson_rate", slow=True)
-def _():
+def _(p):
     """Th 2.5 / Fig 2.2 at CPU scale: sup_{s,t} ||psi_N - psi_ref||_op over t in [0, 12] for N = 8..64 against N_ref = 256
     fits c (1/N - 1/N_ref) with c stable to 10% (catalogue L9: c = 0.488-0.498 for its own psi_init); the L2-in-s
     metric of Fig 2.2 is reported too (catalogue L12 quotes 3.36e-2 ... for its instance)."""

@@ -30,7 +30,7 @@ import sympy as sp
 
 from solvers import fd
 from solvers import momentum as mom
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS64 = float(np.finfo(np.float64).eps)
 DTYPES = {"float64": np.float64, "float32": np.float32}
@@ -198,7 +198,7 @@ identity.property(over=("gamma", "L", "d", "seed"), max_examples=12)
 
 
 @identity.symbolic(timeout=60)
-def _():
+def _(p):
     """sympy: substituting (4.2) into (4.3) gives back (x_n, v_n) for every f and gamma != 0, d = 1 and d = 2."""
     g = sp.Symbol("gamma", nonzero=True)
     nonzero = 0
@@ -376,7 +376,7 @@ def _(p):
 
 
 @recon.reproduction(name="catalogue_table")
-def _():
+def _(p):
     """Catalogue M4.1(b) table, d=16, tanh MLP, float64: error at gamma 0.9/0.5 and k = 10..200 (orders of magnitude)."""
     quoted = {(0.9, 10): 3.6e-15, (0.9, 50): 1.2e-11, (0.9, 100): 7.8e-9, (0.9, 200): 1.2e-2,
               (0.5, 10): 5e-13, (0.5, 50): 24.0, (0.5, 100): 8.8e14, (0.5, 200): 1.2e45}
@@ -587,7 +587,7 @@ def _(p):
 
 
 @memory.reproduction(name="fig42_constant_bits")
-def _():
+def _(p):
     """Fig 4.2 setting gamma = 1 - 1/(50k): k log2(1/gamma) = 0.02888, 0.02886, 0.02885 at k = 10, 100, 1000."""
     quoted = {10: 0.02888, 100: 0.02886, 1000: 0.02885}
     got = {k: -k * math.log2(1 - 1 / (50 * k)) for k in quoted}
@@ -686,7 +686,7 @@ backprop.property(over=("gamma", "L", "d", "p", "seed"), max_examples=10)
 
 
 @backprop.symbolic(timeout=60)
-def _():
+def _(p):
     """sympy, d = 2, f(x, theta) undefined: the Jacobian of (4.17) is the block matrix; det = gamma^2; theta-block."""
     g, th = sp.symbols("gamma theta")
     xs, vs = sp.symbols("x0:2"), sp.symbols("v0:2")
@@ -803,7 +803,7 @@ def _(p):
 
 
 @verlet.symbolic(timeout=30)
-def _():
+def _(p):
     """sympy: v + (f - v)/eps with eps = 1/(1-gamma) expands to gamma v + (1-gamma) f."""
     g, v, f = sp.symbols("gamma v f")
     eps_ = 1 / (1 - g)
@@ -974,7 +974,7 @@ def _(p):
 
 
 @limit.reproduction(name="catalogue_rate")
-def _():
+def _(p):
     """Catalogue P4.8(b): sup gap 0.871, 0.141, 0.0149, 0.00150 at eps = 1, 10, 100, 1000 ((x0, v0) = (1, 0.3), T = 3)."""
     quoted = {1.0: 0.871, 10.0: 0.141, 100.0: 0.0149, 1000.0: 0.00150}
     rows, worst = {}, 0.0
@@ -1042,7 +1042,7 @@ freev0.property(over=("target", "d", "seed"), max_examples=10)
 
 
 @freev0.symbolic(timeout=30)
-def _():
+def _(p):
     """sympy: x(t) = x0 - v0(e^{-t} - 1) solves x'' + x' = 0, x(0) = x0, x'(0) = v0, and x(1) = h."""
     t, x0, h = sp.symbols("t x0 h")
     v0 = (h - x0) / (1 - sp.exp(-1))
@@ -1172,7 +1172,7 @@ rings = Claim(
 
 
 @rings.reproduction(name="cpu_rings", slow=True)
-def _():
+def _(p):
     """8 seeds each: success rate (train acc >= 0.95) of Momentum (gamma=0.9) >= ResNet (gamma=0)."""
     res = {"resnet": [], "momentum": []}
     for s in range(8):
@@ -1208,7 +1208,7 @@ images = Claim(
 
 
 @images.reproduction(name="conv4x_parameters")
-def _():
+def _(p):
     """ResNet-152 conv4_x: 36 bottleneck blocks have about 40 M parameters (l.2936)."""
     def bottleneck(cin, mid, cout, proj):
         n = cin * mid + 2 * mid + 9 * mid * mid + 2 * mid + mid * cout + 2 * cout

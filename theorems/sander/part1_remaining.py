@@ -29,7 +29,7 @@ from scipy import stats
 from scipy.integrate import solve_ivp
 
 from solvers import resnet_train as rt
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.sander.linear_resnet import _flow, _psi_init, _thr_corrected, grad, loss, opn, prods
 
 EPS = float(np.finfo(float).eps)
@@ -223,7 +223,7 @@ def _psi_sym():
 
 
 @psi_c.symbolic(timeout=60)
-def _():
+def _(p):
     """Psi = chain-rule gradient (f = tanh(th x)), and N dPsi/dz at N = oo is finite for the four arguments
     (nonzero for g_{n+1}: the order is exactly 1/N)."""
     h, args, true, Psi = _psi_sym()
@@ -883,7 +883,7 @@ def _(p):
 
 
 @typo.symbolic(timeout=30)
-def _():
+def _(p):
     """(2 sqrt(qm x))^2 = (1/4)(M_W^2 - 1)(qm)^2 at x = (M_W^2-1) qm / 16, and a/2 - sqrt(a)/2 >= 0 for a >= 1."""
     a, k = sp.symbols("a k", positive=True)
     x = a * k / 16

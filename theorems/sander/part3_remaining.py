@@ -24,7 +24,7 @@ import numpy as np
 from solvers import sinkhorn as sk
 from solvers import topk as tk
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.sander.incontext import _closed_loss, _eta_star, _loss_aug, _torus, _torus_orth, _loss_plain
 
 EPS = float(np.finfo(float).eps)
@@ -527,7 +527,7 @@ def _(p):
 
 
 @ms.reproduction(name="bfgs_table", slow=True)
-def _():
+def _(p):
     """Catalogue table (ch6.py): 12-start BFGS loss* for (d, T_max) = (1,4), (2,5), (3,4), both conventions, quoted
     to 10 decimals; compared at 1e-8 (BFGS stopping accuracy)."""
     quoted = {("inverse", 1, 4): 0.2068965517, ("zero", 1, 4): 0.4285714286, ("inverse", 2, 5): 2.2352941176,
@@ -871,7 +871,7 @@ fig73 = Claim(
 
 
 @fig73.reproduction(name="ordering_41")
-def _():
+def _(p):
     """41^2 grid: zero fractions (y_1 = y_2 = 0) ordered p=4/3 < p=2 < hard, origin exactly zero for all."""
     fr = _fig73_fracs(41)
     both = {k: v[1] for k, v in fr.items()}
@@ -882,7 +882,7 @@ def _():
 
 
 @fig73.reproduction(name="fractions_161", slow=True)
-def _():
+def _(p):
     """161^2 grid: fractions of y_1 + y_2 == 0 vs the catalogue's 0.039 / 0.023 / 0.060, at half a unit of the
     quoted third decimal (5e-4)."""
     fr = _fig73_fracs(161)
@@ -1068,7 +1068,7 @@ fig63 = Claim(
 
 
 @fig63.reproduction(name="cpu_fig63", slow=True)
-def _():
+def _(p):
     """Both training runs reach the predicted zero-loss structures."""
     Lu, Cu, Pu = _fig63_train("unitary", 4, 4, 5, 0, 3000)
     Lo, Co, Po = _fig63_train("orthogonal", 4, 3, 5, 0, 1500)

@@ -24,7 +24,7 @@ import sympy as sp
 from hypothesis import strategies as st
 
 from solvers import psi_eps as pe
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)       # 2.2e-16
 U = EPS / 2                            # unit roundoff
@@ -260,7 +260,7 @@ claim.property(over=("eps", "d", "seed"), max_examples=15,
 
 
 @claim.symbolic(timeout=60)
-def psi_range_symbolic():
+def psi_range_symbolic(p):
     """Series identities to O(alpha^40): e^kappa f_eps(-alpha^2) = cos a + kappa sin(a)/a (main text) and
     G'(a) = -2a f'_eps(-a^2); the Lemma 4.6 print cos a + kappa sin a differs (E4.1)."""
     a, k = sp.symbols("alpha kappa", positive=True)
@@ -337,7 +337,7 @@ def _digits(x, ref, mpm):
 
 
 @claim.reproduction
-def psi_range_reproduction():
+def psi_range_reproduction(p):
     """Catalogue §3.1: 40-digit lambda_eps, alpha*, theta*, alpha_0 for 10 eps (decimal eps, exact),
     30-digit extras, dlambda/deps at 1, large-eps asymptotics, and Fig 4.4 monotonicity (241 eps)."""
     import mpmath as mpm
@@ -507,7 +507,7 @@ claim_sol.property(over=("eps", "d", "seed", "scale"), max_examples=10)
 
 
 @claim_sol.symbolic(timeout=60)
-def sol_symbolic():
+def sol_symbolic(p):
     """x(t) = e^{-t/(2eps)}(cosh st + sinh(st)/(2 eps s)), theta = eps s^2 - 1/(4 eps), solves (4.7) with
     (1, 0), and its Taylor coefficients in z = s^2 at t = 1 are e^{-kappa}(1/(2n)! + kappa/(2n+1)!)."""
     t, e, s = sp.symbols("t epsilon s", positive=True)
@@ -631,7 +631,7 @@ def lim_falsifier(p):
 
 
 @claim_lim.reproduction
-def lim_reproduction():
+def lim_reproduction(p):
     """Catalogue P4.3b: errors 0.591, 0.0633, 0.00638, 0.000638 at eps = 1e-1..1e-4 (random 3x3, seed not
     given): the theta-independent content is the decade ratio -> 1/10 (quoted: 0.1071, 0.1008, 0.1000)."""
     quoted = [0.591, 0.0633, 0.00638, 0.000638]
@@ -897,7 +897,7 @@ claim_zero.property(over=("eps", "m", "H"), max_examples=10)
 
 
 @claim_zero.reproduction
-def zeros_reproduction():
+def zeros_reproduction(p):
     """Catalogue L4.6 (ch4_zeros.py): |Re z| < 60.5, |Im z| < H in {3, 8}, eps in {0.05, 0.25, 1, 4}: 38 zeros
     of G and 39 of G' in the box, all real; kappa = -1.5, -3: 38 zeros of G in the box, only 36 real;
     printed G(0.7) = 0.659269 vs f_1(-0.49) = 0.742999 (eps = 1)."""

@@ -17,7 +17,7 @@ from scipy.integrate import solve_ivp
 
 from solvers import resnet_train as rt
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 
@@ -133,7 +133,7 @@ def _(p):
 
 
 @relu.symbolic(timeout=30)
-def _():
+def _(p):
     """w* = 2L(C^{1/L} - 1) solves (1 + w*/2L)^L = C; w* - 2 log C = 2L(e^u - 1 - u) with u = log(C)/L >= 0."""
     L, C = sp.symbols("L C", positive=True)
     ws = 2 * L * (C ** (1 / L) - 1)
@@ -149,7 +149,7 @@ def _():
 
 
 @relu.reproduction(name="catalogue_table")
-def _():
+def _(p):
     """Catalogue D3.1 (x = 1, C = 2): max gap 1.51062, 1.44801, 1.41704, 1.40164 and w* 1.448124, 1.416761, 1.401418,
     1.393829 at depths 16, 32, 64, 128 -- recomputed by the flow (depths 16, 32) and from (3.56)."""
     quoted_gap = {16: 1.51062, 32: 1.44801, 64: 1.41704, 128: 1.40164}
@@ -170,7 +170,7 @@ def _():
 
 
 @relu.reproduction(name="smooth_activations", slow=True)
-def _():
+def _(p):
     """GELU and tanh from the alternating init (x = 1, C = 2, T = 200): depth x max gap stays bounded
     (catalogue GELU 3.915, 4.003, 4.048, 4.070; tanh 1.162, 1.224, 1.257, 1.274 at depths 16..128)."""
     quoted = {"gelu": [3.915, 4.003, 4.048, 4.070], "tanh": [1.162, 1.224, 1.257, 1.274]}
@@ -221,7 +221,7 @@ fig31 = Claim(
 
 
 @fig31.reproduction(name="thesis_sizes", slow=True)
-def _():
+def _(p):
     """L x max_{k,t} gap at L = 4, 8, ..., 256 (thesis sizes, 500 iterations)."""
     Ls = [4, 8, 16, 32, 64, 128, 256]
     v = []
@@ -259,7 +259,7 @@ table31 = Claim(
 
 
 @table31.reproduction(name="smoothness_proxy", slow=True)
-def _():
+def _(p):
     """L x max gap at L = 16, 64 for GELU/ReLU/identity x tied/iid at T = 5, and GELU/ReLU tied at T = 50."""
     res = {}
     for act, init, T in [("gelu", "tied", 5.0), ("relu", "tied", 5.0), ("identity", "tied", 5.0), ("gelu", "iid", 5.0),
@@ -321,7 +321,7 @@ fig32 = Claim(
 
 
 @fig32.reproduction(name="scaled_long_run", slow=True)
-def _():
+def _(p):
     """Loss decreasing and at least halved over GF time 40; weights stay smooth in depth: L x max gap does not grow
     from L = 16 to L = 32 (ratio <= 1.15, the GELU-tied growth measured by the catalogue over 16 -> 64 at T = 50 is 1.08)."""
     runs = {L: _exp_run(L, 20, 16, 32, "gelu", "tied", 40.0, 5e-3, 0) for L in (16, 32)}

@@ -73,7 +73,7 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from solvers.psi_eps import f_eps, f_eps_prime, lambda_eps, psi_eps
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 GAP = 100.0          # rank gap factor: a singular value in (tau, GAP*tau] is undecidable
@@ -828,7 +828,7 @@ claim.property(over=("eps", "d", "seed", "kind"), max_examples=15,
 # ---------------------------------------------------------------------------
 # symbolic: the realification mechanism of the sufficiency proof (and E4.3's fix)
 @claim.symbolic(timeout=60)
-def symbolic():
+def symbolic(p):
     """For a real power series p (degree 10, symbolic coefficients), p(uI + vJ) = Re p(u+iv) I + Im p(u+iv) J
     (so f_eps of a rotation block realises f_eps(z)); with E4.3's explicit P = [[1, i], [1, -i]],
     P^{-1} diag(z, conj z) P is real and P^{-1} lambda I P = lambda I."""
@@ -971,7 +971,7 @@ def proof_step_realness(p):
 
 # ---------------------------------------------------------------------------
 @claim.reproduction(name="catalogue_fixtures")
-def fixtures():
+def fixtures(p):
     """Catalogue §2.1 T4.4 / §3.2 fixtures at eps = 1: theta for diag(-0.5, 0.3), the non-real preimage of
     -0.8 and f'(z), the zero x_0 of f_1, lambda_1, and the scale alpha < lambda_{1/2}/(-3) = 0.1278."""
     th = decide(np.diag([-0.5, 0.3]), 1.0)["theta"]
@@ -1106,7 +1106,7 @@ jordan.property(over=("eps", "seed"), max_examples=6)
 
 
 @jordan.symbolic(timeout=60)
-def jordan_symbolic():
+def jordan_symbolic(p):
     """p(J_3(z)) = [[p, p', p''/2], [0, p, p'], [0, 0, p]] for a power series p of degree 10 (symbolic
     coefficients); with p'(x) = 0: p(J_2(x)) = p(x) I and p(J_3(x)) - p(x) I = p''(x)/2 N^2 (type (2,1))."""
     z = sp.Symbol("z")
@@ -1194,7 +1194,7 @@ def sufficiency_as_characterisation(p):
 
 
 @jordan.reproduction(name="catalogue_x_eps")
-def jordan_fixture():
+def jordan_fixture(p):
     """Catalogue §3.2: x_1 = -10.797839372011284 and f''(x_1) = 0.015434229 (eps = 1)."""
     lam, xe, c = _threshold_data(1.0)
     f2 = 2 * c[2].real
@@ -1259,7 +1259,7 @@ prop415.property(over=("lam",), max_examples=15)
 
 
 @prop415.symbolic(timeout=60)
-def prop415_symbolic():
+def prop415_symbolic(p):
     """sympy.solve M^2 = diag(-1, -lambda) over M = [[a, b], [c, e]] (lambda > 0 symbolic): every solution has
     a = +-i (none real); at lambda = 1 a real family a = -e, b = -(e^2 + 1)/c appears."""
     a, b, c, e = sp.symbols("a b c e")

@@ -25,7 +25,7 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 from scipy.optimize import brentq, minimize_scalar
 
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 MAX_D = 32
@@ -250,7 +250,7 @@ revnet.property(over=("d", "seed"), max_examples=20)
 
 
 @revnet.symbolic(timeout=60)
-def _():
+def _(p):
     """d = 1, 2 with symbolic blocks: det J = 1, det(J - I) = (-1)^d det A det B, det(lambda I - J) =
     det((lambda-1)^2 I - lambda BA) = lambda^d chi_BA((lambda-1)^2/lambda), i.e. prod (lambda^2-(2+mu)lambda+1)."""
     lam = sp.Symbol("lambda")
@@ -317,7 +317,7 @@ def _(p):
 
 
 @revnet.reproduction(name="elliptic_fraction")
-def _():
+def _(p):
     """The catalogue's 20000 random (A, B) (d <= 6, scales U(0.01, 3)): 9.4% with all |lambda| = 1, and
     min over draws of max |lambda| = 1.000000000000 (12 decimals)."""
     quoted, n = 0.094, 20000
@@ -419,7 +419,7 @@ stab.property(over=("d", "seed"), max_examples=15)
 
 
 @stab.symbolic(timeout=30)
-def _():
+def _(p):
     """Elliptic case: for -4 < mu < 0 the roots of lambda^2-(2+mu)lambda+1 are conjugate with |lambda|^2 = 1."""
     mu = sp.Symbol("mu", real=True)
     disc = sp.expand((2 + mu) ** 2 - 4)            # = mu (mu + 4) < 0 on (-4, 0)
@@ -488,7 +488,7 @@ def _(p):
 
 
 @stab.reproduction(name="nonlinear_neutral_orbit")
-def _():
+def _(p):
     """Catalogue E4.4: phi(x) = Ax - x^3, psi = B., AB = diag(-0.5, -2.4), a 1e-2 perturbation neither converges
     nor escapes over 2e4 steps (quoted |z_n| = 0.0263, 0.0135, 0.0138 at n = 10, 1e3, 2e4; min 0.0107)."""
     A, B = np.eye(2), np.diag([-0.5, -2.4])
@@ -575,7 +575,7 @@ cont.property(over=("d", "seed"), max_examples=20)
 
 
 @cont.symbolic(timeout=30)
-def _():
+def _(p):
     """d = 2 symbolic blocks: det(nu I - K) = det(nu^2 I - BA), and tr K = 0."""
     nu = sp.Symbol("nu")
     A = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"a{i}{j}"))
@@ -660,7 +660,7 @@ def _(p):
 
 
 @nonhomeo.symbolic(timeout=30)
-def _():
+def _(p):
     """x = x0 e^{-t/2} cos(t/2): x'' + x' + x/2 = 0, x(0) = x0, x'(0) = -x0/2, x(pi) = 0."""
     t, x0 = sp.symbols("t x0", real=True)
     x = x0 * sp.exp(-t / 2) * sp.cos(t / 2)
@@ -770,7 +770,7 @@ nonuni.property(over=("seed", "eps", "x0"), max_examples=12)
 
 
 @nonuni.symbolic(timeout=30)
-def _():
+def _(p):
     """Energy: with F' = f and eps x'' + x' = f(x), d/dt (eps x'^2/2 - F(x)) = -x'^2 (the proof's dE_m/dt)."""
     t, eps = sp.symbols("t epsilon", positive=True)
     x = sp.Function("x")(t)
@@ -900,7 +900,7 @@ lin.property(over=("lam",), max_examples=15)
 
 
 @lin.symbolic(timeout=30)
-def _():
+def _(p):
     """x = x0 e^{-t/(2eps)}(cos pi t + sin(pi t)/(2 pi eps)) solves (4.14), x'(0) = 0, x(1) = -x0 e^{-1/(2eps)}."""
     t, x0, eps = sp.symbols("t x0 epsilon", positive=True)
     x = x0 * sp.exp(-t / (2 * eps)) * (sp.cos(sp.pi * t) + sp.sin(sp.pi * t) / (2 * sp.pi * eps))
@@ -1121,7 +1121,7 @@ def _(p):
 
 
 @lin1.symbolic(timeout=30)
-def _():
+def _(p):
     """Counterexample identities: f(2x) = 2 f(x); int_0^1 ds/(1 + b sin 2 pi s) = 1/sqrt(1-b^2) at b = 3/10 (mpmath 40
     digits), hence int_x^{2x} dy/f(y) = (ln 2/c) / sqrt(0.91) = 1 for x > 0."""
     x = sp.Symbol("x", positive=True)
@@ -1142,7 +1142,7 @@ def _():
 
 
 @lin1.reproduction(name="counterexample_numbers")
-def _():
+def _(p):
     """Catalogue E4.2: f(1)/1 = 0.7266, f(1.5)/1.5 = 0.6157, Lipschitz constant ~2.715; time-1 rel err 4.2e-13."""
     L = C_CE * (1 + 0.3 * math.sqrt(1 + (2 * math.pi / math.log(2)) ** 2))
     got = {"f(1)": float(_f_counterexample(1.0)), "f(1.5)/1.5": float(_f_counterexample(1.5) / 1.5), "lipschitz": L}

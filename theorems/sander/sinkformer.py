@@ -18,7 +18,7 @@ import sympy as sp
 
 from solvers import sinkhorn as sk
 from solvers.fd import gradient_with_error
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 DOC = "sander"
@@ -328,7 +328,7 @@ def _(p):
 
 
 @iterations.reproduction(name="catalogue_table")
-def _():
+def _(p):
     """Catalogue S5.2 table (d = n = 64): column error after l = 3, 5 half-steps for s = 0.5, 1, 2; fresh draws, so
     orders of magnitude only: |log10(ours / quoted)| <= 1.5."""
     quoted = {(0.5, 3): 2e-3, (0.5, 5): 4e-5, (1.0, 3): 3e-2, (1.0, 5): 3.7e-3, (1.0, 11): 9e-6,
@@ -698,7 +698,7 @@ def _(p):
 
 
 @heat.symbolic(timeout=60)
-def _():
+def _(p):
     """1-D closed form (M = m, Sigma = s^2): series of Tbar_eps(x) in eps is x/(2 s^2) + O(eps) = -rho'/(2 rho); and
     rho_t = N(0, s^2 + t) solves d_t rho = -d_x(rho Tbar_0) = rho''/2 (not rho'')."""
     e, m, s, x, t = sp.symbols("epsilon m s x t", positive=True)
@@ -720,7 +720,7 @@ def _():
 
 
 @heat.reproduction(name="grid_1d", slow=True)
-def _():
+def _(p):
     """Catalogue R5.a: 1-D grid (no Gaussian assumption), rho ~ (1-x^2)^4 on [-1, 1], symmetric log-domain Sinkhorn,
     M = 2: median over |x| < 0.5 of Tbar/(-rho'/rho) = 0.4993, 0.4997 for eps = 4e-3, 2e-3 (quoted, 1999 nodes);
     we use 1001 nodes and compare with 1/2 within 5e-3 (discretisation + O(eps))."""
@@ -835,7 +835,7 @@ def _(p):
 
 
 @transformer.symbolic(timeout=60)
-def _():
+def _(p):
     """2 x 2 generic W_Q, W_K, Sigma: (1/eps)(W_V Sigma W_K^T (S + eps)^-1 W_Q + W_Q^T W_Q) = W_Q^T (S + eps)^-1 W_Q
     whenever W_V = -W_Q^T W_K (entrywise cancel to zero)."""
     e = sp.Symbol("epsilon", positive=True)
@@ -896,7 +896,7 @@ def _min_halfwidth(best, med, mean, worst):
 
 
 @table51.reproduction(name="rounding_halfwidth")
-def _():
+def _(p):
     """Minimal rounding half-widths 0.2375 / 0.10 / 0.0625 / 0.05 (catalogue E5.5), to 1e-6."""
     rows = {"Set Transformer": (87.8, 86.3, 85.8, 84.7), "Set Sinkformer": (89.1, 88.4, 88.3, 88.1),
             "PC Transformer": (93.2, 92.5, 92.5, 92.3), "PC Sinkformer": (93.1, 92.8, 92.7, 92.5)}

@@ -22,7 +22,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import topk as tk
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 DOC = "sander"
@@ -322,7 +322,7 @@ dspeed = Claim(
 
 
 @dspeed.reproduction(name="moe_table")
-def _():
+def _(p):
     """n = 400, k = 28, lam = 1: error of Dykstra's y after 10/100/1000 iterations on a fresh draw. Entries quoted
     >= 1e-3 (slow regime, scale 0.1 and 1) must agree within a factor 10 (|log10 ratio| <= 1); the fast regime (scale 10)
     is draw-dependent after 10 iterations (quoted 6.4e-8), so we assert the quoted trend: <= 1e-6 after 100
@@ -903,7 +903,7 @@ negent = Claim(
 
 
 @negent.symbolic(timeout=30)
-def _():
+def _(p):
     """Legendre transform of exp(x - 1) by stationarity; the perspective."""
     x, y, z = sp.symbols("x y z", positive=True)
     xs = sp.solve(sp.diff(x * y - sp.exp(x - 1), x), x)[0]

@@ -20,7 +20,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from solvers import twopoint as tp
-from theorems.core import Outcome, Param, ParamError, inconclusive
+from theorems.claim import Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 RTOL, ATOL = 1e-11, 1e-14  # Dormand-Prince tolerances of every converged integration

@@ -13,7 +13,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import rk, twopoint as tp
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.vanrossem._common import (EPS, RTOL, constants, consistent_states, converge, flow_params,
                                         limit_outcome, limit_tolerance, not_converged, plot_dh2,
                                         validate_initial)
@@ -91,7 +91,7 @@ claim.property(over=(), max_examples=15, strategy=consistent_states(),
 
 
 @claim.symbolic(timeout=60)
-def fixed_point_symbolic():
+def fixed_point_symbolic(p):
     """u* = A_H/2 + S is a root of the fixed-point equations: w = 0, v = Eq 24 = b, dw/dt = 0 (Eq 27)."""
     th, ty, a, b, u, v, w = _sym()
     AH = sp.Symbol("A_H", real=True)
@@ -168,9 +168,9 @@ def drop_half_a_high(p):
 
 
 @claim.reproduction
-def fixed_point_reproduction():
+def fixed_point_reproduction(p):
     """Catalogue worked examples: u(400) = 0.7073568254 (example 1), u_inf = 5/6 (example 2, exact)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     ex1 = Params(tau_h=1.0, tau_y=2.0, delta_x=0.5, delta_y=1.0, dh2_0=1e-3, dy2_0=1e-6, w_0=1e-6)
     ex2 = Params(tau_h=1.0, tau_y=4.0, delta_x=0.5, delta_y=1.0, dh2_0=0.3, dy2_0=0.2, w_0=0.2)
     r1, r2 = converge(ex1), converge(ex2)
@@ -412,7 +412,7 @@ stability.property(over=("tau_h", "tau_y", "delta_x", "delta_y", "A_high"), max_
 
 
 @stability.symbolic(timeout=60)
-def stability_symbolic():
+def stability_symbolic(p):
     """sympy: Jacobian of Eq 25 at (u*, 0) = Eq 29; trace Eq 30, det Eq 31; eigenvalues -u*/tau_y, -S/tau_y."""
     th, ty, a, b, u, v, w = _sym()
     AH = sp.Symbol("A_H", real=True)
@@ -601,7 +601,7 @@ origin.property(over=("tau_h", "tau_y", "delta_x", "delta_y", "A_high"), max_exa
 
 
 @origin.symbolic(timeout=60)
-def origin_symbolic():
+def origin_symbolic(p):
     """sympy: (k_pm, lam_pm) of Eqs 34-35 solve Eq 33 exactly."""
     th, ty, a, b, u, v, w = _sym()
     AH = sp.Symbol("A_H", real=True)
@@ -663,7 +663,7 @@ def _scale_params(scale, rho1, rho2, delta_y=1.0, scale_search=(3.0, 15.0)):
 
 def _scaled_state(p):
     """The flow parameters of a scaled start (w_0 = dy2_0: dy(0) orthogonal to Delta_y, consistent)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     a = p.delta_x ** 2
     u0 = p.scale * a * p.rho1
     v0 = p.scale * u0 * p.rho2
@@ -897,7 +897,7 @@ conservation.property(over=(), max_examples=10, strategy=consistent_states(log_u
 
 
 @conservation.symbolic(timeout=60)
-def conservation_symbolic():
+def conservation_symbolic(p):
     """sympy along Eq 7: d/dt(v/u) = -w/tau_y; dC/dt = 0; Eq 24 at u0 is v0; Eq 21 + Eq 24 = Eq 25; Eq 27."""
     th, ty, a, b, u, v, w = _sym()
     u0, v0 = sp.symbols("u0 v0", positive=True)
@@ -1041,7 +1041,7 @@ def _sym_eq16(n):
 
 
 @gradient.symbolic(timeout=60)
-def gradient_symbolic():
+def gradient_symbolic(p):
     """sympy, symbolic 2x2 D_h, D_y and vectors: dL/dD = 1/4 formulas exactly; the printed 1/2 ones differ."""
     n = 2
     Dh, Dy, x1, x2, y1, y2, yb, r1, r2 = _sym_eq16(n)
@@ -1128,7 +1128,7 @@ def mean_numeric(p):
 
 
 @mean_decay.symbolic(timeout=30)
-def mean_symbolic():
+def mean_symbolic(p):
     """sympy: Eq 18 solves d ybar/dt = -(1/tau) (ybar - (y1+y2)/2)."""
     t, tau, y1, y2, y0 = sp.symbols("t tau y1 y2 y0", positive=True)
     yb = (y1 + y2) / 2 + (y0 - (y1 + y2) / 2) * sp.exp(-t / tau)
@@ -1189,7 +1189,7 @@ loss.property(over=("seed", "hidden", "dim_x", "dim_y"), max_examples=15)
 
 
 @loss.symbolic(timeout=30)
-def loss_symbolic():
+def loss_symbolic(p):
     """sympy (2-D vectors, symbolic D_h, D_y): Eq 16 - Eq 9 expands to 0."""
     n = 2
     Dh, Dy, x1, x2, y1, y2, yb, r1, r2 = _sym_eq16(n)
@@ -1267,7 +1267,7 @@ lyapunov.property(over=("seed",), max_examples=10)
 
 
 @lyapunov.symbolic(timeout=30)
-def lyapunov_symbolic():
+def lyapunov_symbolic(p):
     """sympy: along Eq 7, d/dt[(w + (b - v)/2)/4] = the identity; 2w - v + b = |dy - Delta_y|^2 (2-D vectors)."""
     th, ty, a, b, u, v, w = _sym()
     du, dv, dw = _eq7_sym(th, ty, a, b, u, v, w)
@@ -1366,7 +1366,7 @@ reduced.property(over=("seed", "dim_y", "hidden", "dim_x"), max_examples=10)
 
 
 @reduced.symbolic(timeout=60)
-def reduced_symbolic():
+def reduced_symbolic(p):
     """sympy on M (dim Y = 2, symbolic s, q, Delta_y): d/dt(u, v, w) from the lifted field = Eq 7 (factor 1/2),
     and = Eq 7 / 2 with the true factor 1/4."""
     th, ty, a = sp.symbols("tau_h tau_y a", positive=True)
@@ -1406,7 +1406,7 @@ def reduced_square(p):
 # ===========================================================================
 # reproductions of the catalogue's numbers (computed here, compared at the quoted precision)
 @crossing.reproduction
-def crossing_reproduction():
+def crossing_reproduction(p):
     """Catalogue R3 (d): lifted u_end = 0.2387355307 (10 decimals); the crossing time (quoted 0.188) is reported."""
     a = b = 1.0
     z0 = tp.lift_from_uvw(0.05, 0.2, 0.6427, 1.0)
@@ -1432,9 +1432,9 @@ def crossing_reproduction():
 
 
 @small.reproduction
-def small_reproduction():
+def small_reproduction(p):
     """Catalogue F9 table u_inf/A_low (taus = a = b = 1): s = 1e-4, 1e-2, 1 for rho = (1, 0.5) and (0.5, 1)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     quoted = {(1e-4, 1.0, 0.5): (1.00003, 5e-6), (1e-2, 1.0, 0.5): (1.0025, 5e-5), (1.0, 1.0, 0.5): (1.281, 5e-4),
               (1e-4, 0.5, 1.0): (0.999975, 5e-7), (1e-2, 0.5, 1.0): (0.9975, 5e-5), (1.0, 0.5, 1.0): (0.7808, 5e-5)}
     parts, vals = {}, {}
@@ -1448,9 +1448,9 @@ def small_reproduction():
 
 
 @large.reproduction
-def large_reproduction():
+def large_reproduction(p):
     """Catalogue E4: s = 100, rho = (0.5, 1): A_high = -50, u_inf = 0.019992; rho = (1, 0.5): 50.02 (Numba kernel)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     out = {}
     vals = {}
     for (r1, r2), q, half in (((0.5, 1.0), 0.019992, 5e-7), ((1.0, 0.5), 50.02, 5e-3)):
@@ -1576,10 +1576,10 @@ def offm_stated(p):
 
 
 @offm.reproduction
-def offm_reproduction():
+def offm_reproduction(p):
     """Catalogue E9: orthogonal starts, taus = a = b = 1: (u0, |D_y|^2) = (1, 1) -> 1.41421356 (Eq 10: 1.61803399);
     (0.01, 100) -> 0.01999800 (Eq 10: 1.00501250); 8 decimals."""
-    from theorems.core import Params
+    from theorems.claim import Params
     parts, vals = {}, {}
     for (u0, d2), q_ode, q_eq10 in (((1.0, 1.0), 1.41421356, 1.61803399), ((0.01, 100.0), 0.01999800, 1.00501250)):
         p = Params(seed=0, hidden=4, init="orthogonal", dh2_0=u0, dy_norm2_0=d2, tau_h=1.0, tau_y=1.0, delta_x=1.0,

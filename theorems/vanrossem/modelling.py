@@ -17,7 +17,10 @@ import sympy as sp
 
 from solvers import fd
 from solvers import twopoint as tp
-from theorems.core import DOCUMENTS, Claim, Outcome, Param, ParamError, inconclusive
+from theorems.documents import DOCUMENTS
+from theorems.claim import Claim
+from theorems.vocabulary import Outcome, inconclusive
+from theorems.params import Param, ParamError
 
 EPS = float(np.finfo(float).eps)
 
@@ -182,7 +185,7 @@ def loss_half_sum(p):
 
 
 @loss.symbolic(timeout=30)
-def loss_symbolic():
+def loss_symbolic(p):
     """dL/df_i = (f_i - y_i)/N for L = 1/2 <|f_i - y_i|^2>, and MSELoss(mean) = (2/dim_y) L identically (N = 3,
     dim_y = 1, 2, 3)."""
     bad = []
@@ -228,7 +231,7 @@ footnote = Claim(
 
 
 @footnote.symbolic(timeout=30)
-def footnote_symbolic():
+def footnote_symbolic(p):
     """Same map y = c h, two parametrisations: dc/dt = -L'(c) vs d(pq)/dt = -(p^2+q^2) L'(c) (sympy)."""
     p_, q_, c, hh, yt = sp.symbols("p q c h y_t", real=True)
     Lc = sp.Rational(1, 2) * (c * hh - yt) ** 2                # the loss as a function of the map
@@ -471,7 +474,7 @@ def velocity_tau_y(p):
 
 
 @velocity.symbolic(timeout=60)
-def velocity_symbolic():
+def velocity_symbolic(p):
     """Generic 2x2 D_h, D_y: d|dh|^2/dt + (2g a/tau_h) w expands to 0 (g = 1/2 and 1/4), no manifold assumption."""
     th = sp.Symbol("tau_h", positive=True)
     Dh = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"h{i}{j}"))

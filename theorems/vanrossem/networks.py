@@ -35,7 +35,7 @@ from scipy.optimize import minimize
 
 from solvers import mlp
 from solvers import twopoint as tp
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 G_EQ7 = tp.EQ7_FACTOR
 X1, Y1 = -1.0, 0.6   # T3: the first data point; the second is (X1 + dx, Y1 + dy)
@@ -449,10 +449,10 @@ fit.property(over=("seed",), max_examples=3,
 
 
 @fit.reproduction(slow=True)
-def _():
+def _(p):
     """Table 1 'Shallow' at full size (2 x 500) vs the catalogue's U2 row (tau_h 235.1, tau_y 111.6, cost 34.2,
     u_end 0.3506, Eq 10 0.3616), within 10% (initialisation draws differ: PyTorch vs NumPy generator, float32)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     p = Params({x.name: x.default for x in fit.params}).replace(units=500, record_every=10)
     out = _fit_outcome(p)
     v = out.values
@@ -462,11 +462,11 @@ def _():
 
 
 @fit.reproduction(name="table1_rows", slow=True)
-def _():
+def _(p):
     """The catalogue's U2 suite test (R3): on the Table 1 'Tanh', 'Linear' and 'High initial weights' rows (20 x 500,
     6000 epochs, ~1-2 min each) Eq 10 with the fitted constants is within 5% of u_end; fitted constants and costs of
     every row are reported (for comparison with catalogue U2: 161.0/94.1, 150.7/93.8, 152.8/32.8)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     base = Params({x.name: x.default for x in fit.params})
     parts, values = {}, {}
     for row in ("Tanh", "Linear", "High initial weights"):
@@ -553,10 +553,10 @@ def _(p):
 
 
 @alt.reproduction(slow=True)
-def _():
+def _(p):
     """Default row (20 x 500, ~1-2 min): the catalogue's U3 table found 'square' best (20.2 vs 185.7 for Eq 7);
     check the measured outcome (some alteration fits at least as well as Eq 7) and report the five costs."""
-    from theorems.core import Params
+    from theorems.claim import Params
     p = Params({x.name: x.default for x in alt.params}).replace(config="Default", units=0, record_every=10)
     fits, cu, c = _alt_costs(p)
     if fits is None:
@@ -791,11 +791,11 @@ very_high = Claim(
 
 
 @very_high.reproduction(slow=True)
-def _():
+def _(p):
     """Rows 'High' and 'Very high' at width 100 (20 layers, ~5 s each): both Eq 49 fits and Eq 10 errors.  Certified
     when the fit degrades from gain 1.3 to 1.4 (unexplained fraction at least 1.5 times larger), the part of the
     claim that is measurable here; the Eq 10 errors are reported (catalogue at width 500: 0.8% at gain 1.4)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     base = Params({x.name: x.default for x in very_high.params})
     vals = {}
     for row in ("High initial weights", "Very high initial weights"):
@@ -873,10 +873,10 @@ def _(p):
 
 
 @deep.reproduction(slow=True)
-def _():
+def _(p):
     """Table 1 'Default' (20 x 500, 6000 epochs, ~1-2 min): catalogue E11 measured network 10->90% 3791->4010 vs
     best-fit theory ~3080->5050, Eq 10 0.1326 vs u_end 0.0792; same two trend assertions."""
-    from theorems.core import Params
+    from theorems.claim import Params
     return _deep_outcome(Params({x.name: x.default for x in deep.params}).replace(config="Default",
                                                                                   record_every=10))
 
@@ -953,10 +953,10 @@ def _(p):
 
 
 @depth.reproduction(slow=True)
-def _():
+def _(p):
     """Default row (20 x 500, ~2 min): the catalogue's D2 table (Spearman of 1/tau_h = 1, 1/tau_y peaking at layer 12,
     cost lowest at layers 13-18); same three assertions."""
-    from theorems.core import Params
+    from theorems.claim import Params
     return _depth_outcome(Params({x.name: x.default for x in depth.params}).replace(config="Default",
                                                                                     record_every=10))
 

@@ -16,7 +16,7 @@ import sympy as sp
 from scipy.special import ndtr
 
 from solvers import twopoint as tp
-from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.vanrossem._common import ATOL, EPS, RTOL, flow_params, validate_initial
 
 
@@ -148,7 +148,7 @@ def bernoulli_stated(p):
 
 
 @bernoulli.symbolic(timeout=60)
-def bernoulli_symbolic():
+def bernoulli_symbolic(p):
     """Eq 7 with b = 0 keeps w = v; Eq 24 gives Eq 38; corrected Eq 39 solves it (printed only for tau_y = 1); Eq 40 = Eq 24(u(t))."""
     th, ty, a, u, v, t, u0 = sp.symbols("tau_h tau_y a u v t u_0", positive=True)
     AH = sp.Symbol("A_H", real=True)
@@ -184,7 +184,7 @@ def bernoulli_symbolic():
 
 
 @bernoulli.reproduction
-def bernoulli_reproduction():
+def bernoulli_reproduction(p):
     """Catalogue E2 instance (tau_y = 2, u0 = 0.5, A_high = 0.32): ODE = corrected 0.4616084334 (t=1), 0.3817515265
     (t=5); printed 0.4332601076, 0.3450814689 (10 digits)."""
     a, th, ty, u0 = 0.25, 1.0, 2.0, 0.5
@@ -319,7 +319,7 @@ def lazy_stated(p):
 
 
 @lazy.symbolic(timeout=60)
-def lazy_symbolic():
+def lazy_symbolic(p):
     """Chain rule for both substitutions against Eq 43 (G^-2 b) and the G^+2 b form (sympy.together)."""
     th, ty, a, b, u, v, w, G = sp.symbols("tau_h tau_y a b u v w G", positive=True)
 
@@ -446,7 +446,7 @@ def random_features_stated(p):
 
 
 @random_features.symbolic(timeout=60)
-def random_features_symbolic():
+def random_features_symbolic(p):
     """Eq 10's u* solves u^2 - A_H u - A_L^2 = 0 (so u* < h iff h^2 - A_H h - A_L^2 > 0 for h > 0); moments of
     A_H = a(X - rho Y); Eq 48 = d/dh Eq 47; the corrected density integrates the corrected CDF."""
     AH = sp.Symbol("A_H", real=True)
@@ -480,7 +480,7 @@ def random_features_symbolic():
 
 
 @random_features.reproduction
-def random_features_reproduction():
+def random_features_reproduction(p):
     """Catalogue RF1 (b): a = 0.25, A_low = 0.3, G = 1 and 0.1 (rho = 1): Eq 47 at h/A_low = (0.5, 0.9, 1, 1.1, 2) is
     (0.1015, 0.4289, 0.5, 0.5643, 0.8985) and (0, 0.0366, 0.5, 0.9474, 1) (4 digits); E5 moments at rho = 0.25, G = 0.5:
     corrected mean 0.09375, variance 0.016602."""
@@ -619,7 +619,7 @@ def linearisation_about_x1(p):
 
 
 @linearisation.symbolic(timeout=60)
-def linearisation_symbolic():
+def linearisation_symbolic(p):
     """Scalar Taylor check: for h = sum c_k x^k (k <= 5), h(m+e/2) - h(m-e/2) - h'(m) e has no e^2 term and its e^3
     coefficient is h'''(m)/24; the pointwise error h(m-e/2) - h(m) + h'(m) e/2 has e^2 coefficient h''(m)/8."""
     m, e = sp.symbols("m e")
@@ -642,11 +642,11 @@ def linearisation_symbolic():
 
 
 @linearisation.reproduction
-def linearisation_reproduction():
+def linearisation_reproduction(p):
     """Catalogue M5 (b): ratios per halving of the difference error ~ 8 (7.9, 8.0, 8.0) and of the pointwise error
     ~ 4 (4.06, 4.04, 4.02) for a random 3 -> 20 -> 20 tanh map at |Delta x| = 0.4 ... 0.05 (compared to 1 digit:
     the map is a different random draw)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     p = Params(seed=0, dim_x=3, width=20, depth=2, act="tanh", eps_max=0.4)
     eps, dh, dy, pt, sh, sy, sp_ = _lin_slopes(p)
     rd, rp = dh[:-1] / dh[1:], pt[:-1] / pt[1:]
@@ -743,7 +743,7 @@ def linear_net_uncentred(p):
 
 
 @linear_net.symbolic(timeout=60)
-def linear_net_symbolic():
+def linear_net_symbolic(p):
     """2x2x2 symbolic instance: Eq 16 loss - network loss and the three gradient differences expand to 0."""
     Dh = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"h{i}{j}"))
     Dy = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"y{i}{j}"))
@@ -837,7 +837,7 @@ def universality_a_alone(p):
 
 
 @universality.symbolic(timeout=60)
-def universality_symbolic():
+def universality_symbolic(p):
     """Eq 7 field: invariant under (a, tau_h) -> (lam a, lam tau_h); divided by c under both tau's -> c tau's."""
     th, ty, a, b, u, v, w, lam, c = sp.symbols("tau_h tau_y a b u v w lam c", positive=True)
     f = [-a / th * w, -w * (u / ty + a / th * v / u),
@@ -939,11 +939,11 @@ def depth_gain_squared(p):
 
 
 @depth.reproduction
-def depth_reproduction():
+def depth_reproduction(p):
     """Catalogue D1 (b): fitted G = 0.4002, 0.4940, 0.5978, 0.8349, 0.9683 at g = 0.9, 1.0, 1.1, 1.3, 1.4
     (20 x 500 leaky nets, 5 seeds). Here 10 x 200 nets, 24 seeds; compared within the statistical tolerance of the
     catalogue's own fit (its residuals are ~2% below g^2(1+alpha^2)/2) plus ours."""
-    from theorems.core import Params
+    from theorems.claim import Params
     quoted = {0.9: 0.4002, 1.0: 0.4940, 1.1: 0.5978, 1.3: 0.8349, 1.4: 0.9683}
     parts, vals = {}, {}
     for g, Gq in quoted.items():
@@ -1138,10 +1138,10 @@ def plateau_rate_tau_h(p):
 
 
 @plateau.reproduction
-def plateau_reproduction():
+def plateau_reproduction(p):
     """Catalogue P1 (b): tau_h = tau_y = 1, a = 0.25, b = 1: slope (t_half(1e-6) - t_half(1e-4))/ln 100 = 2.000
     (= 1/lambda_+, 4 digits)."""
-    from theorems.core import Params
+    from theorems.claim import Params
     p = Params(tau_h=1.0, tau_y=1.0, delta_x=0.5, delta_y=1.0, eps=1e-4)
     t1, t2 = _t_half(p, 1e-4), _t_half(p, 1e-6)
     slope = (t2 - t1) / math.log(100)

@@ -21,7 +21,7 @@ from scipy.optimize import brentq, minimize
 
 from solvers import mlp
 from solvers import twopoint as tp
-from theorems.core import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.vanrossem.modelling import _seed_lines, _table2
 
 EPS = float(np.finfo(float).eps)
@@ -172,7 +172,7 @@ def _grid_plot(rows, title):
 
 
 @grid_claim.reproduction
-def grid_fast():
+def grid_fast(p):
     """2x2 grid (dx in {0.75, 1.5}, dy in {0, 0.5}) of width-100 'Shallow' nets vs Eq 10 (anchor-fitted ratio)."""
     res, bad = _grid_outcome([(0.75, 0.0), (0.75, 0.5), (1.5, 0.0), (1.5, 0.5)], 100, 2, 0.35, 0.02, 3000)
     if bad:
@@ -192,7 +192,7 @@ def grid_fast():
 
 
 @grid_claim.reproduction(name="full_grid", slow=True)
-def grid_full():
+def grid_full(p):
     """Table 1 'Shallow' (2 x 500) on the 5x5 grid, Eq 49 fit at the anchor over 3 seeds; Pearson >= 0.9."""
     L, bad = _need_seed()
     if bad:
@@ -303,7 +303,7 @@ xor = Claim(
 
 
 @xor.reproduction
-def xor_fast():
+def xor_fast(p):
     """20 x 50 leaky nets: rich (g=1) merges the two same-target pairs, lazy (g=2) keeps u0; 1 x 100 merges one pair."""
     rich, l1 = _xor_run(50, 20, 1.0, 0.04, 1000)
     lazy, l2 = _xor_run(50, 20, 2.0, 1e-8, 1000)
@@ -318,7 +318,7 @@ def xor_fast():
 
 
 @xor.reproduction(name="table2", slow=True)
-def xor_table2():
+def xor_table2(p):
     """Table 2 XOR rows (20 x 500, per-sample SGD): rich at g = 1.0 (substitute for 'Low'), lazy at 'High' (pairs
     within 10% of u0, the large-weight limit of Eq 10), and the '2 layers' row; the 'Low' row is run and reported.
     Rich part at seed 0 only: it REFUTES there ((0,0)-(1,1) 4.8x closer, < 10x); over seeds 0-3 both same-target pairs
@@ -429,7 +429,7 @@ collapse = Claim(
 
 
 @collapse.reproduction
-def collapse_fast():
+def collapse_fast(p):
     """72-point blob task, 4 x 100 tanh: collapse ratio falls >= 40% at very low gain, stays within 15% at high gain."""
     lo, hi = _blob_run(*_BLOB_FAST["very_low"]), _blob_run(*_BLOB_FAST["high"])
     if max(lo["loss_end"], hi["loss_end"]) > 0.02:
@@ -442,7 +442,7 @@ def collapse_fast():
 
 
 @collapse.reproduction(name="table2", slow=True)
-def collapse_full():
+def collapse_full(p):
     """Full 2 x 30 x 30 task, the three Table 2 'Blobs' rows, minibatch 32: very low < low < high (both contexts)."""
     L, bad = _need_seed()
     if bad:
@@ -484,7 +484,7 @@ merge = Claim(
 
 
 @merge.reproduction
-def merge_fast():
+def merge_fast(p):
     """Cross-context statistic: falls >= 20% at very low gain, within 15% at high gain (fast blob runs)."""
     lo, hi = _blob_run(*_BLOB_FAST["very_low"]), _blob_run(*_BLOB_FAST["high"])
     return Outcome.from_parts(
@@ -672,7 +672,7 @@ def _loss_after(widths, gain, lr, steps, seed=0):
 
 
 @table2.reproduction
-def table2_check():
+def table2_check(p):
     """Parse Table 2 and check it against App. B's prose; the XOR High rate 3e-9 is stable, 300x is not."""
     L, bad = _need_seed()
     if bad:
