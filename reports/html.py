@@ -21,7 +21,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from . import mathml, plots
+from . import mathml, plots, view
+from .view import ratio
 from .summary import COLUMNS, summarise
 
 __all__ = ["render_html", "write_html", "build_context", "replay_command", "pretty_json",
@@ -40,7 +41,7 @@ DOCUMENT_TITLES = {
 }
 COLUMN_TITLES = {"claims": "claims", "certified": "certified", "refuted": "refuted",
                  "failed": "failed", "inconclusive": "inconclusive", "unchecked": "unchecked",
-                 "errata": "errata encoded", "falsifiers_caught": "falsifiers caught"}
+                 "errata": "errata", "gaps": "gaps", "falsifiers_caught": "falsifiers caught"}
 COLUMN_HELP = {
     "claims": "claims of the document in this run",
     "certified": "claims whose every check came out as expected",
@@ -48,13 +49,13 @@ COLUMN_HELP = {
     "failed": "claims with a check that broke, or a falsifier that found no counterexample",
     "inconclusive": "claims with a check whose hypothesis failed on the instance",
     "unchecked": "claims without a record in this run (e.g. only slow checks, skipped)",
-    "errata": "claims whose printed statement is wrong (erratum) or incomplete (gap): "
-              "the printed form is a falsifier, the corrected form is certified",
+    "errata": "claims whose printed statement is wrong (status erratum): "
+              "the printed form is a falsifier that must be refuted, the corrected form is certified",
+    "gaps": "claims whose printed statement is unproven as printed (status gap): the completed form is certified",
     "falsifiers_caught": "falsifier checks that found their counterexample (refuted, as they must)",
 }
 KIND_ORDER = ("symbolic", "numeric", "property", "falsifier", "reproduction")
 MAX_JSON = 6000          # characters of a values / params dump shown before it is cut
-MAX_INLINE_REPLAY = 220  # longer `theorems check --param ...` lines use --params-file
 
 
 # ---------------------------------------------------------------------------
@@ -96,16 +97,6 @@ def _float(v):
     if isinstance(v, str) and v.strip().lower() in ("inf", "+inf", "-inf", "nan"):
         return float(v.strip().lower())
     return None
-
-
-def ratio(res, tol):
-    """residual / tolerance, or None when it has no meaning (0/0 of an exact symbolic check)."""
-    r, t = _float(res), _float(tol)
-    if r is None or t is None or math.isnan(r) or math.isnan(t):
-        return None
-    if t == 0:
-        return None if r == 0 else math.inf
-    return r / t
 
 
 def gauge(q) -> dict | None:
@@ -154,63 +145,17 @@ def _cut(s: str, n: int = MAX_JSON) -> str:
 
 
 def _expected(check: dict) -> str:
-    return check.get("expect") or ("refuted" if check.get("kind") == "falsifier" else "certified")
+    return view.expected({"check": check.get("kind"), "variant": check.get("variant")}, {"checks": [check]})
 
 
-def claim_outcome(claim: dict, records: list[dict]) -> str:
-    """certified / refuted / failed / inconclusive / unchecked, as reports.summary counts them."""
-    expect = {(k["kind"], k["variant"]): _expected(k) for k in claim.get("checks", [])}
-    if not records:
-        return "unchecked"
-    bad = [r for r in records if r["verdict"] != expect.get((r["check"], r["variant"]), "certified")]
-    if not bad:
-        return "certified"
-    if any(r["verdict"] == "refuted" for r in bad):
-        return "refuted"
-    if any(r["verdict"] in ("error", "certified") for r in bad):
-        return "failed"
-    return "inconclusive"
+claim_outcome = view.claim_outcome
 
 
 # ---------------------------------------------------------------------------
 # replay commands
-def _params_for_replay(rec: dict, claim: dict) -> dict:
-    cex = rec.get("counterexample")
-    params = cex["params"] if isinstance(cex, dict) and isinstance(cex.get("params"), dict) else rec.get("params")
-    params = dict(params or {})
-    defaults = {p.get("name"): p.get("default") for p in claim.get("params", [])}
-    # a null that is the default anyway says nothing
-    return {k: v for k, v in params.items() if not (v is None and defaults.get(k, None) is None)}
-
-
 def replay_command(rec: dict, claim: dict | None = None) -> dict:
-    """How to re-run a record: ``{"command", "file_name", "file_json", "note"}``.
-
-    numeric / falsifier: ``theorems check ID --variant V --param NAME=JSON ...`` (or, when the
-    parameters are long, ``--params-file FILE`` with the file's JSON to save); the other kinds
-    re-run through pytest."""
-    claim = claim or {}
-    cid, kind, variant = rec.get("claim", "?"), rec.get("check", "?"), rec.get("variant", "?")
-    if kind in ("numeric", "falsifier"):
-        params = _params_for_replay(rec, claim)
-        base = ["theorems", "check", cid, "--variant", variant]
-        if rec.get("backend") and rec.get("backend") != "numpy":
-            base += ["--backend", str(rec["backend"])]
-        parts = list(base)
-        for k, v in params.items():
-            parts += ["--param", f"{k}={json.dumps(v, separators=(',', ':'))}"]
-        cmd = " ".join(shlex.quote(p) for p in parts)
-        if len(cmd) <= MAX_INLINE_REPLAY:
-            return {"command": cmd, "file_name": None, "file_json": None, "note": ""}
-        fname = f"{cid}.{variant}.params.json"
-        return {"command": " ".join(shlex.quote(p) for p in base + ["--params-file", fname]),
-                "file_name": fname, "file_json": json.dumps(params, indent=1), "note": ""}
-    slow = any(k.get("slow") for k in claim.get("checks", [])
-               if k.get("kind") == kind and k.get("variant") == variant)
-    expr = f"{cid} and {kind} and {variant}" if kind == "reproduction" else f"{cid} and {kind}"
-    cmd = f"pytest theorems -k {shlex.quote(expr)}" + (" --runslow" if slow else "")
-    note = "re-runs the Hypothesis draws (derandomized ci profile)" if kind == "property" else ""
-    return {"command": cmd, "file_name": None, "file_json": None, "note": note}
+    """How to re-run a record (:func:`reports.view.replay`): ``{"command", "file_name", "file_json", "note"}``."""
+    return view.replay(rec, claim)
 
 
 def _data_uri(text: str) -> str:
@@ -229,7 +174,7 @@ def _plot_html(spec, label: str) -> dict:
 
 
 def _check_view(rec: dict, claim: dict, spec: dict | None) -> dict:
-    expect = _expected(spec) if spec else ("refuted" if rec.get("check") == "falsifier" else "certified")
+    expect = view.expected(rec, {"checks": [spec]} if spec else None)
     verdict = rec.get("verdict", "error")
     ok = verdict == expect
     values = rec.get("values") if isinstance(rec.get("values"), dict) else {}
@@ -254,7 +199,7 @@ def _check_view(rec: dict, claim: dict, spec: dict | None) -> dict:
         "vclass": vclass, "badge": badge, "expect": expect, "ok": ok,
         "residual": fmt_num(rec.get("residual")), "tolerance": fmt_num(rec.get("tolerance")),
         "ratio": None if q is None else ("\u2264 0" if q < 0 else fmt_num(q)), "gauge": gauge(q),
-        "exact": q is None and _float(rec.get("residual")) == 0,
+        "exact": _float(rec.get("tolerance")) == 0 and _float(rec.get("residual")) == 0,
         "backend": rec.get("backend", ""), "seconds": rec.get("seconds"),
         "time": _fmt_seconds(rec.get("seconds")),
         "message": rec.get("message") or "",

@@ -29,6 +29,8 @@ from typing import Any
 
 import jinja2
 
+from . import view
+
 __all__ = ["TeX", "latex_escape", "check_math", "render_math", "render_mixed", "render_latex",
            "write_latex", "compile_pdf", "LatexError", "DOCUMENT_TITLES"]
 
@@ -387,27 +389,12 @@ def _expected(check: dict) -> str:
 
 
 def _ratio(rec: dict) -> float | None:
-    r, t = rec.get("residual"), rec.get("tolerance")
-    try:
-        r, t = float(r), float(t)
-    except (TypeError, ValueError):
-        return None
-    if math.isnan(r) or math.isnan(t):
-        return None
-    if t == 0:
-        return 0.0 if r == 0 else math.inf
-    return r / t
+    return view.ratio(rec.get("residual"), rec.get("tolerance"))
 
 
 def replay_command(rec: dict) -> str:
     """The ``theorems check`` command that re-runs a record at its (counterexample's) parameters."""
-    import shlex
-    parts = ["theorems", "check", str(rec.get("claim")), "--variant", str(rec.get("variant"))]
-    cex = rec.get("counterexample") or {}
-    params = cex.get("params", rec.get("params") or {}) if isinstance(cex, dict) else (rec.get("params") or {})
-    for k, v in (params or {}).items():
-        parts += ["--param", f"{k}={json.dumps(v, separators=(',', ':'))}"]
-    return " ".join(shlex.quote(p) for p in parts)
+    return view.replay_command(rec)
 
 
 def tex_json(value: Any, limit: int = 900) -> TeX:

@@ -139,3 +139,35 @@ def test_counterexample_database_replays(tmp_path, monkeypatch):
         assert not (tmp_path / "db_ci").exists()
     finally:
         core.registry.pop(claim.id, None)
+
+
+def test_rerun_failed_reruns_only_the_failures_and_merges(tmp_path, capsys):
+    """`theorems certify --rerun-failed DIR` runs exactly the checks of DIR/results.json that did not
+    come out as expected, and writes the merged records (the rest kept as they were)."""
+    from theorems.registry import get_claim
+    from theorems.runner import run_check
+    claim = get_claim("menon.balanced_invariance")
+    good = run_check(claim.check("falsifier", "per_layer_rates"))
+    bad = dict(run_check(claim.check("numeric")), verdict="refuted", message="planted")
+    prev = tmp_path / "prev"
+    prev.mkdir()
+    (prev / "results.json").write_text(json.dumps({"meta": {}, "claims": [claim.describe()],
+                                                   "records": [good, bad]}))
+    out = tmp_path / "out"
+    assert main(["certify", "--rerun-failed", str(prev), "--out", str(out)]) == 0
+    res = json.loads((out / "results.json").read_text())
+    by = {(r["check"], r["variant"]): r for r in res["records"]}
+    assert len(res["records"]) == 2
+    assert by[("numeric", "stated")]["verdict"] == "certified" and by[("numeric", "stated")]["message"] != "planted"
+    assert by[("falsifier", "per_layer_rates")]["seconds"] == good["seconds"]  # kept, not rerun
+    assert res["summary"]["total"]["certified"] == 1
+    # nothing left to rerun: exit 0 without running anything
+    capsys.readouterr()
+    assert main(["certify", "--rerun-failed", str(out), "--out", str(tmp_path / "again")]) == 0
+    assert "nothing to rerun" in capsys.readouterr().out
+
+
+def test_rerun_failed_bad_folder_is_exit_2(tmp_path, capsys):
+    assert main(["certify", "--rerun-failed", str(tmp_path / "missing")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("theorems: error: --rerun-failed:")

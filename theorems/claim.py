@@ -160,7 +160,7 @@ class Claim:
         self.covers = tuple(covers)
         self.validator = validate
         self.checks: list[Check] = []
-        # the declaring module (a frame lookup costs ~1 us; inspect.stack() cost ms per claim)
+        # the declaring module: one frame lookup (~1 us; building the whole stack cost ms per claim)
         self.module = module or sys._getframe(1).f_globals.get("__name__", "?")
         names = [p.name for p in self.params]
         if len(set(names)) != len(names):
@@ -326,6 +326,7 @@ class Claim:
             "params": [p.describe() for p in self.params],
             "checks": [c.describe() for c in self.checks],
             "notes": self.notes, "catalogue": self.catalogue, "covers": list(self.covers),
+            "module": self.module,
         }
 
     def __repr__(self) -> str:

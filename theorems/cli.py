@@ -61,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     ce.add_argument("--runslow", action="store_true", help="include checks marked slow")
     ce.add_argument("--select", default=None, metavar="EXPR",
                     help="only checks matching this pytest -k expression (e.g. balanced_invariance)")
+    ce.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
+                    help="run the checks in N processes (pytest-xdist); 0 = one per core")
+    ce.add_argument("--rerun-failed", default=None, metavar="DIR",
+                    help="rerun only the checks that did not come out as expected in DIR/results.json, "
+                         "and write that run's records merged into DIR's (into --out)")
     ce.add_argument("--seed", type=int, default=None, metavar="N",
                     help="Hypothesis seed for the dev/thorough profiles (default: drawn and recorded; "
                          "ci is derandomized)")
@@ -105,7 +110,7 @@ def cmd_list(args) -> int:
     except ParamError as exc:
         return _bad(str(exc))
     if args.json:
-        print(json.dumps([{k: v for k, v in c.items() if k != "module"} for c in claims], indent=1))
+        print(json.dumps(claims, indent=1))
         return 0
     if args.markdown:
         print("| id | label | lines | status | checks |")
@@ -197,6 +202,43 @@ def _versions() -> dict:
     return versions
 
 
+def _failed_node_ids(folder: Path) -> tuple[dict, list[str]]:
+    """The previous results of ``folder/results.json`` and the pytest node ids of its checks that did
+    not come out as expected (a check that should certify and did not, a falsifier that found nothing,
+    an error)."""
+    from reports.view import expected
+
+    path = folder / "results.json"
+    try:
+        results = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ValueError(f"--rerun-failed: {path} not found") from None
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--rerun-failed: {path} is not a results.json ({exc})") from None
+    if not (isinstance(results, dict) and isinstance(results.get("records"), list)
+            and isinstance(results.get("claims"), list)):
+        raise ValueError(f"--rerun-failed: {path} has no records and claims")
+    claims = {c.get("id"): c for c in results["claims"] if isinstance(c, dict)}
+    modules = {}
+    ids = []
+    for r in results["records"]:
+        c = claims.get(r.get("claim"))
+        if r.get("verdict") == expected(r, c):
+            continue
+        module = (c or {}).get("module") or modules.get(r.get("claim"))
+        if module is None:
+            from .registry import index
+            modules = {x["id"]: x["module"] for x in index()}
+            module = modules.get(r.get("claim"))
+        if module is None:
+            raise ValueError(f"--rerun-failed: claim {r.get('claim')!r} of {path} is not registered")
+        item = f"{r['check']}[{r['variant']}]"
+        if r["check"] == "numeric" and r.get("backend") not in (None, "numpy"):
+            item = f"{r['check']}[{r['variant']}@{r['backend']}]"
+        ids.append(f"{module.replace('.', '/')}.py::{r['claim']}::{item}")
+    return results, ids
+
+
 def cmd_certify(args) -> int:
     """Run every check through pytest (progress on the terminal), then write into ``--out``:
     results.json, report.html, report.tex and, when pdflatex is on PATH, report.pdf (compiled
@@ -219,6 +261,17 @@ def cmd_certify(args) -> int:
         return _bad(f"unknown document {args.document!r} (known: {', '.join(DOCUMENTS)})")
     if args.seed is not None and not (0 <= args.seed < 2**32):
         return _bad(f"--seed {args.seed} is out of range [0, 2^32)")
+    if args.jobs < 0:
+        return _bad(f"--jobs {args.jobs} must be >= 0 (0: one process per core)")
+    previous, rerun_ids = None, []
+    if args.rerun_failed is not None:
+        try:
+            previous, rerun_ids = _failed_node_ids(Path(args.rerun_failed))
+        except ValueError as exc:
+            return _bad(str(exc))
+        if not rerun_ids:
+            print(f"nothing to rerun: every check in {Path(args.rerun_failed) / 'results.json'} came out as expected")
+            return 0
     out = Path(args.out).resolve()
     if out.exists() and not out.is_dir():
         return _bad(f"--out {args.out!r} exists and is not a folder")
@@ -234,7 +287,8 @@ def cmd_certify(args) -> int:
                                                 else random.SystemRandom().randrange(2**32))
     db = None if args.profile == "ci" else out / ".hypothesis" / "examples"
     target = pkg / args.document if args.document and (pkg / args.document).is_dir() else pkg
-    cmd = [sys.executable, "-m", "pytest", str(target), "-q", "--no-header", "-p", "no:cacheprovider",
+    targets = [str(root / i) for i in rerun_ids] if rerun_ids else [str(target)]
+    cmd = [sys.executable, "-m", "pytest", *targets, "-q", "--no-header", "-p", "no:cacheprovider",
            "-o", "console_output_style=classic",
            f"--hypothesis-profile={args.profile}", f"--results-json={raw}", "--claims-progress",
            "--rootdir", str(root), "-c", str(root / "pyproject.toml") if (root / "pyproject.toml").exists() else os.devnull]
@@ -246,8 +300,10 @@ def cmd_certify(args) -> int:
     selectors = [s for s in selectors if s]
     if selectors:
         cmd += ["-k", " and ".join(f"({s})" for s in selectors)]
-    if args.runslow:
-        cmd.append("--runslow")
+    if args.runslow or rerun_ids:
+        cmd.append("--runslow")  # a rerun runs what failed, slow or not
+    if args.jobs != 1:
+        cmd += ["-n", str(args.jobs) if args.jobs > 0 else "auto"]
     env = dict(os.environ, HYPOTHESIS_PROFILE=args.profile)
     if db is not None:
         env[profiles.DB_ENV] = str(db)
@@ -259,6 +315,12 @@ def cmd_certify(args) -> int:
     raw.unlink()
     if rc == 5:
         return _bad("no check matched the selection" + (f" -k {args.select!r}" if args.select else ""))
+    if previous is not None:  # merge: the rerun's records replace the previous ones of the same check
+        key = lambda r: (r["claim"], r["check"], r["variant"], r.get("backend"))  # noqa: E731
+        fresh = {key(r) for r in records}
+        records = [r for r in previous["records"] if key(r) not in fresh] + records
+        collected["claims"] = previous["claims"]
+        args.select = args.document = None
     seen = {r["claim"] for r in records}
     if "claims" in collected:  # described by the pytest run (saves importing every claim again)
         described = [c for c in collected["claims"]

@@ -23,7 +23,7 @@ import hashlib
 import os
 
 from hypothesis import HealthCheck, settings
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 PROFILES = ("ci", "dev", "thorough")
 EXAMPLE_FACTOR = {"ci": 1, "dev": 1, "thorough": 10}
@@ -35,12 +35,55 @@ def database_path() -> str:
     return os.environ.get(DB_ENV) or os.path.join(".hypothesis", "examples")
 
 
+class WorkerDatabase(ExampleDatabase):
+    """The example database of one process among parallel ones (``pytest -n N``): it saves into its
+    own folder ``<root>/<worker>`` (``PYTEST_XDIST_WORKER``; the root itself in a single process)
+    and fetches from the root and every worker's folder, so that a counterexample found by any
+    worker is replayed first next time, whichever worker runs that check."""
+
+    def __init__(self, root: str, worker: str | None = None):
+        super().__init__()
+        self.root = os.path.abspath(root)
+        self.worker = worker
+        self.own = DirectoryBasedExampleDatabase(os.path.join(self.root, worker) if worker else self.root)
+
+    def _readers(self):
+        out = [DirectoryBasedExampleDatabase(self.root)]
+        if os.path.isdir(self.root):
+            for name in sorted(os.listdir(self.root)):
+                if name.startswith("gw") and os.path.isdir(os.path.join(self.root, name)):
+                    out.append(DirectoryBasedExampleDatabase(os.path.join(self.root, name)))
+        return out
+
+    def save(self, key: bytes, value: bytes) -> None:
+        self.own.save(key, value)
+
+    def fetch(self, key: bytes):
+        seen = set()
+        for db in self._readers():
+            for v in db.fetch(key):
+                if v not in seen:
+                    seen.add(v)
+                    yield v
+
+    def delete(self, key: bytes, value: bytes) -> None:
+        for db in self._readers():
+            db.delete(key, value)
+
+    def __repr__(self) -> str:
+        return f"WorkerDatabase({self.root!r}, worker={self.worker!r})"
+
+
+def _worker() -> str | None:
+    return os.environ.get("PYTEST_XDIST_WORKER") or None
+
+
 _common = dict(deadline=None, print_blob=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                       HealthCheck.data_too_large])
 settings.register_profile("ci", derandomize=True, database=None, **_common)
-settings.register_profile("dev", database=DirectoryBasedExampleDatabase(database_path()), **_common)
-settings.register_profile("thorough", database=DirectoryBasedExampleDatabase(database_path()), **_common)
+settings.register_profile("dev", database=WorkerDatabase(database_path(), _worker()), **_common)
+settings.register_profile("thorough", database=WorkerDatabase(database_path(), _worker()), **_common)
 
 _env = os.environ.get("HYPOTHESIS_PROFILE", "ci")
 settings.load_profile(_env if _env in PROFILES else "ci")
@@ -63,16 +106,16 @@ def settings_for(max_examples: int | None, profile: str | None = None) -> settin
     return settings(base, max_examples=n, database=_database())
 
 
-_DBS: dict[str, DirectoryBasedExampleDatabase] = {}
+_DBS: dict[tuple, WorkerDatabase] = {}
 
 
-def _database() -> DirectoryBasedExampleDatabase:
+def _database() -> WorkerDatabase:
     """The example database at :func:`database_path` (read at each call, so that a process
-    can point it elsewhere through the environment)."""
-    path = os.path.abspath(database_path())
-    if path not in _DBS:
-        _DBS[path] = DirectoryBasedExampleDatabase(path)
-    return _DBS[path]
+    can point it elsewhere through the environment), this worker's folder under it."""
+    key = (os.path.abspath(database_path()), _worker())
+    if key not in _DBS:
+        _DBS[key] = WorkerDatabase(*key)
+    return _DBS[key]
 
 
 def database_key(claim_id: str, kind: str, variant: str) -> bytes:

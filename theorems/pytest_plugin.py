@@ -6,21 +6,34 @@ Items are named ``<claim id>::<kind>[<variant>]`` and carry the markers of DESIG
 counterexamples that falsifiers find are printed at the end of the run, and every
 record can be written to a JSON file with ``--results-json PATH``.
 
-The hooks are imported by the repository's root ``conftest.py``.
+Registered as a ``pytest11`` entry point (``pyproject.toml``), so an installed ``theorems``
+brings it to every pytest run.  Records travel in each report's ``user_properties`` as JSON, so
+``pytest -n N`` (pytest-xdist) merges them on the controller, and ``--junitxml`` carries each
+record as a ``<property name="record">`` of its test case.  Expected counterexamples collapse to a
+count (``--counterexamples`` lists them); real failures, with their replay commands, and the summary
+come last.
 """
 from __future__ import annotations
 
-import json
-import time
-from pathlib import Path
+import os
 
-import pytest
+# threaded BLAS on tiny matrices under load was 25x slower; set before NumPy is imported
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
 
-from . import profiles
-from .record import dumps
+import json  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from . import profiles  # noqa: E402
+from .documents import KEYS  # noqa: E402
+from .record import dumps  # noqa: E402
 
 _RECORDS_KEY = pytest.StashKey[list]()
 _PROGRESS_KEY = pytest.StashKey[dict]()
+_CLAIMS_KEY = pytest.StashKey[dict]()
 
 
 def pytest_addoption(parser):
@@ -29,6 +42,9 @@ def pytest_addoption(parser):
                     help="also run checks marked slow (heavy reproductions)")
     group.addoption("--results-json", default=None, metavar="PATH",
                     help="write every check's result record to PATH")
+    group.addoption("--counterexamples", action="store_true", default=False,
+                    help="list every counterexample the falsifiers found (by default: a count; all of "
+                         "them are in --results-json and the reports)")
     group.addoption("--claims-progress", action="store_true", default=False,
                     help="show progress: checks done / total, the current check, failures so far "
                          "(one updating line on a terminal, one line per check otherwise; "
@@ -44,21 +60,18 @@ def pytest_configure(config):
     config.stash[_PROGRESS_KEY] = {"done": 0, "failed": 0, "total": 0}
 
 
-def _theorems_root() -> Path:
-    return Path(__file__).resolve().parent
+def _claim_module(file_path: Path) -> str | None:
+    """``theorems.<doc>.<name>`` for a claim module's file (``theorems/<doc>/<name>.py``), else None."""
+    if file_path.suffix != ".py" or file_path.name.startswith("_"):
+        return None
+    doc, pkg = file_path.parent.name, file_path.parent.parent.name
+    if pkg != "theorems" or doc not in KEYS:
+        return None
+    return f"theorems.{doc}.{file_path.stem}"
 
 
 def pytest_collect_file(file_path: Path, parent):
-    root = _theorems_root()
-    try:
-        rel = file_path.resolve().relative_to(root)
-    except ValueError:
-        return None
-    parts = rel.parts
-    if len(parts) != 2 or file_path.suffix != ".py" or parts[1].startswith("_"):
-        return None
-    from .documents import DOCUMENTS
-    if parts[0] not in DOCUMENTS:
+    if _claim_module(file_path) is None:
         return None
     return ClaimFile.from_parent(parent, path=file_path)
 
@@ -68,8 +81,7 @@ class ClaimFile(pytest.File):
         import importlib
 
         from .registry import registry
-        rel = self.path.resolve().relative_to(_theorems_root())
-        modname = "theorems." + ".".join(rel.with_suffix("").parts)
+        modname = _claim_module(self.path)
         importlib.import_module(modname)
         for claim in [c for c in registry.values() if c.module == modname]:
             yield ClaimNode.from_parent(self, name=claim.id, claim=claim)
@@ -87,7 +99,14 @@ class ClaimNode(pytest.Collector):
             backends = sorted(check.backends, key=lambda b: b != "numpy") if check.kind == "numeric" else ["numpy"]
             for i, b in enumerate(backends):
                 name = check.nodeid if i == 0 else f"{check.kind}[{check.variant}@{b}]"
-                yield CheckItem.from_parent(self, name=name, check=check, backend=b)
+                # the node id given as a string, so that pytest parses "kind[variant]" into name and
+                # params as it does when it reads the --lf cache (a bracketed child name would not match)
+                yield CheckItem.from_parent(self, name=name, check=check, backend=b,
+                                            nodeid=f"{self.nodeid}::{name}")
+
+
+#: per-item time guard of a slow check (pytest-timeout; the ini's `timeout` guards the rest)
+SLOW_TIMEOUT = 6 * 3600
 
 
 class CheckFailed(Exception):
@@ -104,6 +123,8 @@ class CheckItem(pytest.Item):
             self.add_marker("slow")
         if check.gpu or backend == "cupy":
             self.add_marker("gpu")
+        if check.slow and self.config.pluginmanager.hasplugin("timeout"):
+            self.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))  # the default per-item guard is for ci
         self.record = None
 
     def runtest(self):
@@ -117,8 +138,8 @@ class CheckItem(pytest.Item):
                 pytest.skip(f"gpu check: {why}")
         rec = run_check(self.check, backend="cupy" if self.check.gpu else self.backend)
         self.record = rec
-        self.config.stash[_RECORDS_KEY].append(rec)
-        self.user_properties.append(("record", rec))
+        # JSON, so that xdist carries it to the controller and --junitxml writes it as it is
+        self.user_properties.append(("record", dumps(rec)))
         if rec["verdict"] != self.check.expect:
             raise CheckFailed(rec)
 
@@ -132,8 +153,7 @@ class CheckItem(pytest.Item):
                      f"  message   = {rec['message']}"]
             if rec["counterexample"]:
                 lines.append(f"  counterexample = {json.dumps(rec['counterexample'])[:1500]}")
-            if rec["check"] in ("numeric", "property", "falsifier"):
-                lines.append(f"  replay: {replay_command(rec)}")
+            lines.append(f"  replay: {replay_command(rec, self.check.claim.describe())}")
             tb = rec["values"].get("traceback") if isinstance(rec["values"], dict) else None
             if tb:
                 lines.append("  traceback:\n" + tb)
@@ -152,6 +172,29 @@ def pytest_collection_finish(session):
     if prog is not None:
         prog["total"] = sum(isinstance(i, CheckItem) for i in session.items)
         prog["t0"] = time.perf_counter()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: describe the claims it collected for the controller
+        from .registry import registry
+        workeroutput["theorems_claims"] = dumps([c.describe() for c in registry.values()])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    """xdist controller: every worker collects every item; count them once."""
+    prog = node.config.stash.get(_PROGRESS_KEY, None)
+    if prog is not None:
+        prog["total"] = sum(_is_claim(i) for i in ids)
+        prog.setdefault("t0", time.perf_counter())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """xdist controller: a worker finished; keep the claims it described."""
+    out = getattr(node, "workeroutput", None) or {}
+    if "theorems_claims" in out:
+        claims = node.config.stash.setdefault(_CLAIMS_KEY, {})
+        for c in json.loads(out["theorems_claims"]):
+            claims[c["id"]] = c
 
 
 def _progress_line(prog: dict, current: str, state: str) -> str:
@@ -193,24 +236,39 @@ def pytest_runtest_logstart(nodeid, location):
                        permanent=False)
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    rep = outcome.get_result()
-    if isinstance(item, CheckItem) and rep.when == "call" and item.config.getoption("--claims-progress"):
-        prog = item.config.stash[_PROGRESS_KEY]
-        prog["done"] += 1
-        if rep.failed:
-            prog["failed"] += 1
-        state = item.record["verdict"] if item.record else rep.outcome
-        if rep.failed:
-            state = f"FAILED ({state}, expected {item.check.expect})"
-        tr = item.config.pluginmanager.get_plugin("terminalreporter")
-        tty = tr is not None and tr.isatty()
-        line = _progress_line(prog, f"{item.check.claim.id} {item.name}", state)
-        _progress_show(item.config, line, permanent=rep.failed or not tty)
-        if tty and rep.failed:  # the failure stays printed; the status line goes on below it
-            _progress_show(item.config, line, permanent=False)
+def _record_of(report) -> dict | None:
+    for name, value in getattr(report, "user_properties", ()):
+        if name == "record":
+            return json.loads(value) if isinstance(value, str) else value
+    return None
+
+
+def pytest_runtest_logreport(report):
+    """Collect each check's record (here, so that it works alike in one process and on the xdist
+    controller, where the workers' reports arrive) and advance the progress line."""
+    config = _CONFIG.get("config")
+    if config is None or report.when != "call" or not _is_claim(report.nodeid):
+        return
+    rec = _record_of(report)
+    if rec is not None:
+        config.stash[_RECORDS_KEY].append(rec)
+    if not config.getoption("--claims-progress"):
+        return
+    prog = config.stash[_PROGRESS_KEY]
+    prog["done"] += 1
+    if report.failed:
+        prog["failed"] += 1
+    state = rec["verdict"] if rec else report.outcome
+    if report.failed:
+        expect = "refuted" if rec and rec["check"] == "falsifier" else "certified"
+        state = f"FAILED ({state}, expected {expect})" if rec else "FAILED"
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    tty = tr is not None and tr.isatty()
+    parts = report.nodeid.split("::")
+    line = _progress_line(prog, " ".join(parts[1:3]), state)
+    _progress_show(config, line, permanent=report.failed or not tty)
+    if tty and report.failed:  # the failure stays printed; the status line goes on below it
+        _progress_show(config, line, permanent=False)
 
 
 def pytest_report_teststatus(report, config):
@@ -221,19 +279,21 @@ def pytest_report_teststatus(report, config):
 
 
 def _is_claim(nodeid: str) -> bool:
-    from .documents import DOCUMENTS
     parts = nodeid.split("::")
-    return len(parts) >= 2 and parts[1].split(".")[0] in DOCUMENTS
+    return len(parts) >= 2 and parts[1].split(".")[0] in KEYS
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """After pytest's failure reports: the falsifiers' counterexamples as one line (or listed with
+    ``--counterexamples``); pytest's short summary follows, so real failures and the counts end the
+    output."""
     prog = config.stash.get(_PROGRESS_KEY, None)
     if prog and prog.get("status_shown"):  # end the in-place status line
         terminalreporter._tw.write("\n")
         prog["status_shown"] = False
     recs = config.stash.get(_RECORDS_KEY, [])
     found = [r for r in recs if r["check"] == "falsifier" and r["verdict"] == "refuted"]
-    if found:
+    if found and config.getoption("--counterexamples"):
         terminalreporter.section("counterexamples found by falsifiers")
         for r in found:
             cex = json.dumps(r["counterexample"])
@@ -242,25 +302,24 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             terminalreporter.write_line(f"{r['claim']} [{r['variant']}] residual={_fmt(r['residual'])} "
                                         f"> tol={_fmt(r['tolerance'])}: {cex}")
             terminalreporter.write_line(f"    replay: {replay_command(r)}")
+    elif found:
+        terminalreporter.write_line(f"{len(found)} falsifiers found their counterexamples, as they must "
+                                    f"(--counterexamples lists them; --results-json and the reports keep them)")
     path = config.getoption("--results-json")
     if path:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        from .registry import registry
-        claims = [c.describe() for c in registry.values()]
-        Path(path).write_text(dumps({"profile": profiles.current(), "records": recs, "claims": claims},
-                                    indent=1))
+        from .registry import registry  # the claims of every module collected (for `theorems certify`)
+        claims = {c.id: c.describe() for c in registry.values()}
+        claims.update(config.stash.get(_CLAIMS_KEY, {}))  # described by xdist workers
+        Path(path).write_text(dumps({"profile": profiles.current(), "records": recs,
+                                     "claims": list(claims.values())}, indent=1))
 
 
 def _fmt(x):
     return f"{x:.3g}" if isinstance(x, float) else str(x)
 
 
-def replay_command(rec: dict) -> str:
-    """The command line that re-runs a record's check at its parameters."""
-    import shlex
-    parts = ["theorems", "check", rec["claim"], "--variant", rec["variant"]]
-    cex = rec.get("counterexample") or {}
-    params = cex.get("params", rec["params"]) if isinstance(cex, dict) else rec["params"]
-    for k, v in params.items():
-        parts += ["--param", f"{k}={json.dumps(v, separators=(',', ':'))}"]
-    return " ".join(shlex.quote(p) for p in parts)
+def replay_command(rec: dict, claim: dict | None = None) -> str:
+    """The command line that re-runs a record's check at its parameters (:mod:`reports.view`)."""
+    from reports.view import replay_command as view_replay
+    return view_replay(rec, claim)

@@ -80,7 +80,7 @@ def _source_hash() -> str:
 def build_index() -> dict:
     """The index of every registered claim (imports all of them)."""
     load_all()
-    claims = [{"module": c.module, **c.describe()} for c in registry.values()]
+    claims = [c.describe() for c in registry.values()]
     return {"source_hash": _source_hash(), "claims": claims}
 
 
@@ -116,7 +116,7 @@ def index(document: str | None = None) -> list[dict]:
     if index_is_fresh():
         claims = _read_index()["claims"]
     else:
-        claims = [{"module": c.module, **c.describe()} for c in all_claims()]
+        claims = [c.describe() for c in all_claims()]
         try:  # refresh it for the next command (an installed, read-only package keeps the old one)
             write_index()
         except OSError:
@@ -165,4 +165,5 @@ def get_claim(claim_id: str):
 
 
 if __name__ == "__main__":  # python -m theorems.registry: rebuild the index
-    print(f"wrote {write_index()} ({len(registry)} claims)")
+    from theorems import registry as _reg  # the package's module, where the claims register
+    print(f"wrote {_reg.write_index()} ({len(_reg.registry)} claims)")

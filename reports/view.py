@@ -1,0 +1,117 @@
+"""The one view-model of a result record, shared by the terminal (pytest plugin, ``theorems``
+command line), the HTML report and the LaTeX report: the verdict a check must reach, how far it
+was from its tolerance, and the command that replays it.
+
+Plain functions on plain dicts (a record of DESIGN.md's contract, and a claim's description from
+``theorems list --json``); nothing here imports the framework.
+"""
+from __future__ import annotations
+
+import json
+import math
+import shlex
+
+__all__ = ["expected", "claim_outcome", "ratio", "replay", "replay_command", "replay_params", "MAX_INLINE_REPLAY"]
+
+#: a ``theorems check`` command longer than this writes its parameters to a file instead
+MAX_INLINE_REPLAY = 220
+
+
+def expected(rec: dict, claim: dict | None = None) -> str:
+    """The verdict the record's check must reach: the check's declared ``expect`` when the claim's
+    description lists it, else ``refuted`` for a falsifier and ``certified`` for every other kind."""
+    for k in (claim or {}).get("checks", []):
+        if k.get("kind") == rec.get("check") and k.get("variant") == rec.get("variant") and k.get("expect"):
+            return k["expect"]
+    return "refuted" if rec.get("check") == "falsifier" else "certified"
+
+
+def claim_outcome(claim: dict, records: list[dict]) -> str:
+    """A claim's line in the summary: ``unchecked`` (no record: only slow checks, or none),
+    ``certified`` (every check as expected), ``refuted`` (a check that should certify came out
+    refuted), ``failed`` (a check broke, or a falsifier found no counterexample), ``inconclusive``
+    (a hypothesis failed on the instance)."""
+    if not records:
+        return "unchecked"
+    bad = [r for r in records if r.get("verdict") != expected(r, claim)]
+    if not bad:
+        return "certified"
+    if any(r.get("verdict") == "refuted" for r in bad):
+        return "refuted"
+    if any(r.get("verdict") in ("error", "certified") for r in bad):
+        return "failed"
+    return "inconclusive"
+
+
+def _float(x):
+    if isinstance(x, str) and x in ("inf", "-inf", "nan"):
+        return float(x)
+    if isinstance(x, (int, float)) and not isinstance(x, bool):
+        return float(x)
+    return None
+
+
+def ratio(residual, tolerance) -> float | None:
+    """residual / tolerance (1 = at the tolerance), or None where it has no meaning (a missing or
+    NaN side); 0/0 (an exact check that came out exact) is 0, r/0 with r > 0 is infinity."""
+    r, t = _float(residual), _float(tolerance)
+    if r is None or t is None or math.isnan(r) or math.isnan(t):
+        return None
+    if t == 0:
+        return 0.0 if r == 0 else math.inf
+    return r / t
+
+
+def replay_params(rec: dict, claim: dict | None = None) -> dict:
+    """The parameters a replay needs: the counterexample's when there is one, else the record's;
+    a null that is the default anyway is left out."""
+    cex = rec.get("counterexample")
+    params = cex.get("params") if isinstance(cex, dict) and isinstance(cex.get("params"), dict) else None
+    params = dict(params if params is not None else (rec.get("params") or {}))
+    defaults = {p.get("name"): p.get("default") for p in (claim or {}).get("params", [])}
+    return {k: v for k, v in params.items() if not (v is None and defaults.get(k) is None)}
+
+
+def replay(rec: dict, claim: dict | None = None, inline: bool = False) -> dict:
+    """How to re-run a record: ``{"command", "file_name", "file_json", "note"}``.
+
+    numeric / falsifier: ``theorems check ID --variant V [--backend B] --param NAME=JSON ...`` (or,
+    when that is long, ``--params-file FILE`` with the file's JSON to save: the record itself, so
+    that the file names its claim, check and variant); the other kinds re-run their pytest item by
+    its node id (``claim["module"]`` gives the file).  ``inline`` keeps every parameter on the
+    command line (the terminal)."""
+    claim = claim or {}
+    cid, kind, variant = str(rec.get("claim", "?")), str(rec.get("check", "?")), str(rec.get("variant", "?"))
+    backend = rec.get("backend")
+    if kind in ("numeric", "falsifier"):
+        params = replay_params(rec, claim)
+        base = ["theorems", "check", cid, "--variant", variant]
+        if backend and backend != "numpy":
+            base += ["--backend", str(backend)]
+        parts = list(base)
+        for k, v in params.items():
+            parts += ["--param", f"{k}={json.dumps(v, separators=(',', ':'))}"]
+        cmd = " ".join(shlex.quote(p) for p in parts)
+        if inline or len(cmd) <= MAX_INLINE_REPLAY:
+            return {"command": cmd, "file_name": None, "file_json": None, "note": ""}
+        fname = f"{cid}.{variant}.params.json"
+        saved = {"claim": cid, "check": kind, "variant": variant, "params": params}
+        return {"command": " ".join(shlex.quote(p) for p in base + ["--params-file", fname]),
+                "file_name": fname, "file_json": json.dumps(saved, indent=1), "note": ""}
+    slow = any(k.get("slow") for k in claim.get("checks", [])
+               if k.get("kind") == kind and k.get("variant") == variant)
+    module = claim.get("module")
+    if module:
+        path = module.replace(".", "/") + ".py"
+        item = f"{kind}[{variant}]"
+        cmd = "pytest " + shlex.quote(f"{path}::{cid}::{item}")
+    else:
+        cmd = "pytest theorems -k " + shlex.quote(f"{cid} and {kind} and {variant}")
+    cmd += " --runslow" if slow else ""
+    note = "re-runs the Hypothesis draws (derandomized ci profile)" if kind == "property" else ""
+    return {"command": cmd, "file_name": None, "file_json": None, "note": note}
+
+
+def replay_command(rec: dict, claim: dict | None = None, inline: bool = True) -> str:
+    """The command line of :func:`replay`, every parameter inline unless ``inline=False``."""
+    return replay(rec, claim, inline)["command"]
