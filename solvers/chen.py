@@ -31,7 +31,8 @@ The *direct* flow differentiates the composed cost written through the network i
 (``tau = W^{-1}(sigma(W x + b) - b)`` with ``W`` a general matrix evaluated at ``W = R``) by
 reverse-mode chain rule; nothing of Theorem 3.2 is used.  Kernels: ``effective_rhs`` and
 ``direct_rhs`` (Numba, ``f(t, y, Rs, args)``) with NumPy references ``*_numpy``, integrated by the
-Cayley-RKMK scheme of :mod:`solvers.orthogonal` (:func:`integrate`, Numba, cached; or
+Cayley-RKMK scheme of :mod:`solvers.orthogonal` (:func:`integrate`: ``orthogonal.lie_rk``, one kernel
+cached on disk per right-hand side; or
 ``orthogonal.lie_rk_numpy`` with the NumPy references).
 
 Reuse by other claims (Prop 4.1/4.2, the staircase, the per-layer comparison): build an instance
@@ -46,7 +47,7 @@ import numpy as np
 from numba import njit
 
 from . import orthogonal
-from .rk import tableau
+from .specialise import register
 
 __all__ = [
     "relu", "heav", "cumulative", "per_layer", "forward", "tau", "tau_general", "tau_forms", "compose",
@@ -338,6 +339,7 @@ def direct_rhs_numpy(t, y, Rs, X, lab, cnt, yt, mode, sign, freeze):
 
 # ---------------------------------------------------------------------------
 # right-hand sides: Numba kernels
+@register
 @njit(cache=True)
 def effective_rhs(t, y, Rs, args):
     X, lab, cnt, yt, mode, sign, freeze = args
@@ -394,6 +396,7 @@ def effective_rhs(t, y, Rs, args):
     return dy, A
 
 
+@register
 @njit(cache=True)
 def direct_rhs(t, y, Rs, args):
     X, lab, cnt, yt, mode, sign, freeze = args
@@ -444,36 +447,6 @@ def direct_rhs(t, y, Rs, args):
     return dy, A
 
 
-# ---------------------------------------------------------------------------
-# cached Cayley-RKMK integrator for these right-hand sides: a function-valued argument would defeat
-# Numba's on-disk cache, so only the loop skeleton of orthogonal._lie_rk is repeated here; the stage,
-# store and advance steps are orthogonal's own kernels.
-@njit(cache=True)
-def _rhs(direct, t, y, Rs, args):
-    if direct:
-        return direct_rhs(t, y, Rs, args)
-    return effective_rhs(t, y, Rs, args)
-
-
-@njit(cache=True)
-def _integrate(direct, y0, R0, h, n, args, A_, b, c, every):
-    y, Rs, ky, kO, ys, Rss = orthogonal._rk_buffers(y0, R0, b.shape[0], n, every)
-    t = 0.0
-    out = 1
-    for i in range(n):
-        for j in range(b.shape[0]):
-            yj, Rj, Oj = orthogonal._rk_stage(y, Rs, ky, kO, A_, j, h)
-            dy, A = _rhs(direct, t + c[j] * h, yj, Rj, args)
-            orthogonal._rk_store(ky, kO, j, dy, A, Oj)
-        orthogonal._rk_advance(y, Rs, ky, kO, b, h)
-        t += h
-        if every > 0 and (i + 1) % every == 0:
-            ys[out] = y
-            Rss[out] = Rs
-            out += 1
-    return y, Rs, ys, Rss
-
-
 def integrate(kind, betas0, Rs0, clusters, yt, h, n, backend="numba", every=1, sign=1.0,
               freeze_R=False, method="rk4"):
     """Integrate the ``kind`` flow (``stated``/``corrected`` effective, or ``direct``) by Cayley-RKMK
@@ -484,8 +457,8 @@ def integrate(kind, betas0, Rs0, clusters, yt, h, n, backend="numba", every=1, s
     if every <= 0:
         raise ValueError("every must be positive")
     if backend == "numba":
-        A_, b, c, _ = tableau(method)
-        _, _, ys, Rss = _integrate(kind == "direct", y0, R0, float(h), int(n), args, A_, b, c, int(every))
+        f = direct_rhs if kind == "direct" else effective_rhs
+        _, _, ys, Rss = orthogonal.lie_rk(f, 0.0, y0, R0, h, n, args, method=method, every=every)
         return ys, Rss
     f = direct_rhs_numpy if kind == "direct" else effective_rhs_numpy
     _, _, ys, Rss = orthogonal.lie_rk_numpy(f, 0.0, y0, R0, h, n, args, method=method, every=every)

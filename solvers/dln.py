@@ -16,6 +16,7 @@ import numpy as np
 from numba import njit
 
 from .matfun import psd_power
+from .specialise import register
 from .xp import namespace
 
 __all__ = ["prod", "partial_A", "partial_B", "layer", "grads", "conserved", "a_operator",
@@ -156,6 +157,7 @@ def _energy_grad(W, Y, M, q):
     return M * R * (1.0 + q * s)
 
 
+@register
 @njit(cache=True)
 def dln_rhs(t, y, args):
     """-grad L for the packed layers ``y``; ``args = (widths, Y, M, q, mode, coef)``."""

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from . import rk
+from .specialise import register
 
 __all__ = ["sigma", "gram", "image_condition", "g_norm2", "coi", "coi_gamma", "hamiltonian",
            "hamilton_rhs", "hamilton_rhs_numpy", "pack", "unpack", "shoot", "IMAGE_RTOL"]
@@ -153,6 +154,7 @@ def hamilton_rhs_numpy(t, y, w, N, Lt, variant=0):
     return np.concatenate([dA.ravel(), dB.ravel(), [b @ b]])
 
 
+@register
 @njit(cache=True)
 def hamilton_rhs(t, y, args):
     """Numba kernel of :func:`hamilton_rhs_numpy`; ``args = (w, N, Lt, variant)``."""

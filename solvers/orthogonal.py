@@ -18,7 +18,8 @@ Properties (tested in tests/test_chen.py):
 * orthogonality: ``cay`` of a skew matrix is orthogonal, and dcay^{-1} maps skew to skew, so the
   only defect is rounding, ``|R^T R - I| ~ c Q eps`` per step, growing like a random walk,
   ``~ Q eps sqrt(n)`` (never like ``h^q``, as a projected classical RK would);
-* the Numba kernel :func:`lie_rk` and the NumPy reference :func:`lie_rk_numpy` perform the same
+* the Numba kernel :func:`lie_rk` (one ``njit(cache=True)`` specialisation per registered right-hand
+  side, :mod:`solvers.specialise`) and the NumPy reference :func:`lie_rk_numpy` perform the same
   floating-point operations up to summation order: they agree to ~1e-14 relative.
 
 Right-hand side convention: ``f(t, y, Rs, args) -> (dy, A)`` for the kernel (``f`` ``@njit``,
@@ -30,6 +31,7 @@ import numpy as np
 from numba import njit
 
 from .rk import tableau
+from .specialise import RHS, kernel
 
 __all__ = ["cayley", "dcayinv", "lie_rk", "lie_rk_numpy", "orthogonality_defect", "skew", "check_state"]
 
@@ -181,15 +183,14 @@ def _rk_advance(y, Rs, ky, kO, b, h):
         Rs[k] = _cay(O[k]) @ Rs[k]
 
 
-@njit(cache=True)
-def _lie_rk(f, t0, y0, R0, h, n, args, A_, b, c, every):
+def _lie_rk_loop(t0, y0, R0, h, n, args, A_, b, c, every):
     y, Rs, ky, kO, ys, Rss = _rk_buffers(y0, R0, b.shape[0], n, every)
     t = t0
     out = 1
     for i in range(n):
         for j in range(b.shape[0]):
             yj, Rj, Oj = _rk_stage(y, Rs, ky, kO, A_, j, h)
-            dy, A = f(t + c[j] * h, yj, Rj, args)
+            dy, A = RHS(t + c[j] * h, yj, Rj, args)
             _rk_store(ky, kO, j, dy, A, Oj)
         _rk_advance(y, Rs, ky, kO, b, h)
         t += h
@@ -202,10 +203,12 @@ def _lie_rk(f, t0, y0, R0, h, n, args, A_, b, c, every):
 
 def lie_rk(f, t0: float, y0, R0, h: float, n: int, args=(), method: str = "rk4", every: int = 0):
     """Numba kernel of :func:`lie_rk_numpy`; ``f`` must be ``@njit`` with signature
-    ``f(t, y, Rs, args) -> (dy, A)``.  Same return convention."""
+    ``f(t, y, Rs, args) -> (dy, A)``.  Same return convention.  Cached on disk when ``f`` is
+    registered (:func:`solvers.specialise.register`); otherwise compiled in every process (uncached
+    generic path)."""
     A_, b, c, _ = tableau(method)
     y0, R0 = check_state(y0, R0, h, n)
-    y, Rs, ys, Rss = _lie_rk(f, float(t0), y0, R0, float(h), int(n), args, A_, b, c, int(every))
+    y, Rs, ys, Rss = kernel(_lie_rk_loop, f)(float(t0), y0, R0, float(h), int(n), args, A_, b, c, int(every))
     if every:
         return y, Rs, ys, Rss
     return y, Rs

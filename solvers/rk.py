@@ -2,6 +2,11 @@
 implicit midpoint rule.  Each exists as a NumPy reference (any Python right-hand side)
 and as a Numba kernel (a jitted right-hand side ``f(t, y, args) -> dy``).
 
+The Numba kernels are cached on disk per right-hand side: each loop below is written once as a
+template calling ``RHS`` and :mod:`solvers.specialise` compiles one ``njit(cache=True)`` copy of it
+per registered right-hand side (``@specialise.register``); an unregistered one compiles once per
+process (see that module for why a function-valued argument cannot be cached).
+
 Error models (stated once, used by the claims):
 
 * explicit fixed step of order ``q``: global error ``O(h**q)``; the claims estimate it
@@ -16,7 +21,8 @@ Error models (stated once, used by the claims):
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from .specialise import RHS, kernel
 
 __all__ = ["TABLEAUX", "rk_fixed", "rk_fixed_numpy", "dopri5", "dopri5_numpy",
            "implicit_midpoint", "implicit_midpoint_numpy"]
@@ -63,8 +69,7 @@ def rk_fixed_numpy(f, t0: float, y0, h: float, n: int, args=(), method: str = "r
     return (y, np.array(traj)) if every else y
 
 
-@njit(cache=True)
-def _rk_fixed(f, t0, y0, h, n, args, A, b, c, every):
+def _rk_fixed_loop(t0, y0, h, n, args, A, b, c, every):
     s = b.shape[0]
     m = y0.shape[0]
     y = y0.copy()
@@ -80,7 +85,7 @@ def _rk_fixed(f, t0, y0, h, n, args, A, b, c, every):
             for l in range(j):
                 if A[j, l] != 0.0:
                     yj += h * A[j, l] * K[l]
-            K[j] = f(t + c[j] * h, yj, args)
+            K[j] = RHS(t + c[j] * h, yj, args)
         for j in range(s):
             if b[j] != 0.0:
                 y += h * b[j] * K[j]
@@ -92,10 +97,12 @@ def _rk_fixed(f, t0, y0, h, n, args, A, b, c, every):
 
 
 def rk_fixed(f, t0: float, y0, h: float, n: int, args=(), method: str = "rk4", every: int = 0):
-    """Numba kernel of :func:`rk_fixed_numpy`; ``f`` must be ``@njit`` with signature ``f(t, y, args)``."""
+    """Numba kernel of :func:`rk_fixed_numpy`; ``f`` must be ``@njit`` with signature ``f(t, y, args)``.
+    Cached on disk when ``f`` is registered (:func:`solvers.specialise.register`); otherwise the kernel
+    is compiled in every process (uncached generic path)."""
     A, b, c, _ = tableau(method)
-    y, traj = _rk_fixed(f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(h), int(n),
-                        args, A, b, c, int(every))
+    y, traj = kernel(_rk_fixed_loop, f)(float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(h),
+                                        int(n), args, A, b, c, int(every))
     return (y, traj) if every else y
 
 
@@ -144,8 +151,7 @@ def dopri5_numpy(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol
     return y, acc, rej
 
 
-@njit(cache=True)
-def _dopri5(f, t0, y0, t1, args, rtol, atol, h0, max_steps, C, A, B, E):
+def _dopri5_loop(t0, y0, t1, args, rtol, atol, h0, max_steps, C, A, B, E):
     m = y0.shape[0]
     y = y0.copy()
     t = t0
@@ -153,7 +159,7 @@ def _dopri5(f, t0, y0, t1, args, rtol, atol, h0, max_steps, C, A, B, E):
     K = np.empty((7, m))
     acc = 0
     rej = 0
-    K[0] = f(t, y, args)
+    K[0] = RHS(t, y, args)
     while t < t1 and acc + rej < max_steps:
         if h > t1 - t:
             h = t1 - t
@@ -162,7 +168,7 @@ def _dopri5(f, t0, y0, t1, args, rtol, atol, h0, max_steps, C, A, B, E):
             for l in range(j):
                 if A[j, l] != 0.0:
                     yj += h * A[j, l] * K[l]
-            K[j] = f(t + C[j] * h, yj, args)
+            K[j] = RHS(t + C[j] * h, yj, args)
         ynew = y.copy()
         s = 0.0
         for i in range(m):
@@ -189,9 +195,11 @@ def _dopri5(f, t0, y0, t1, args, rtol, atol, h0, max_steps, C, A, B, E):
 
 def dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol: float = 1e-12,
            h0: float = 1e-3, max_steps: int = 1_000_000):
-    """Numba kernel of :func:`dopri5_numpy` (same step-size controller, same results)."""
-    y, acc, rej, t = _dopri5(f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(t1), args,
-                             float(rtol), float(atol), float(h0), int(max_steps), _DP_C, _DP_A, _DP_B, _DP_E)
+    """Numba kernel of :func:`dopri5_numpy` (same step-size controller, same results); ``f`` as in
+    :func:`rk_fixed` (cached on disk when registered, compiled in every process otherwise)."""
+    y, acc, rej, t = kernel(_dopri5_loop, f)(float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(t1),
+                                             args, float(rtol), float(atol), float(h0), int(max_steps),
+                                             _DP_C, _DP_A, _DP_B, _DP_E)
     if t < t1:
         raise RuntimeError(f"dopri5 did not reach t1={t1} in {max_steps} steps (t={t})")
     return y, acc, rej
@@ -222,16 +230,15 @@ def implicit_midpoint_numpy(f, t0: float, y0, h: float, n: int, args=(), tol: fl
     return y, worst
 
 
-@njit(cache=True)
-def _implicit_midpoint(f, t0, y0, h, n, args, tol, max_iter):
+def _implicit_midpoint_loop(t0, y0, h, n, args, tol, max_iter):
     y = y0.copy()
     t = t0
     worst = 0
     for _ in range(n):
-        z = y + h * f(t + h / 2, y, args)
+        z = y + h * RHS(t + h / 2, y, args)
         ok = False
         for it in range(max_iter):
-            znew = y + h * f(t + h / 2, 0.5 * (y + z), args)
+            znew = y + h * RHS(t + h / 2, 0.5 * (y + z), args)
             delta = np.max(np.abs(znew - z))
             z = znew
             if delta <= tol * max(1.0, np.max(np.abs(z))):
@@ -248,9 +255,10 @@ def _implicit_midpoint(f, t0, y0, h, n, args, tol, max_iter):
 
 def implicit_midpoint(f, t0: float, y0, h: float, n: int, args=(), tol: float = 2e-15,
                       max_iter: int = 100):
-    """Numba kernel of :func:`implicit_midpoint_numpy`."""
-    y, worst = _implicit_midpoint(f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(h),
-                                  int(n), args, float(tol), int(max_iter))
+    """Numba kernel of :func:`implicit_midpoint_numpy`; ``f`` as in :func:`rk_fixed` (cached on disk
+    when registered, compiled in every process otherwise)."""
+    y, worst = kernel(_implicit_midpoint_loop, f)(float(t0), np.ascontiguousarray(y0, dtype=np.float64),
+                                                  float(h), int(n), args, float(tol), int(max_iter))
     if worst < 0:
         raise RuntimeError("implicit midpoint: fixed-point iteration did not converge; reduce h")
     return y, worst

@@ -8,7 +8,7 @@ samples ~ std / sqrt(paths).  Claims state the tolerance as
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from .specialise import RHS, kernel
 
 __all__ = ["euler_maruyama", "euler_maruyama_numba"]
 
@@ -28,8 +28,7 @@ def euler_maruyama(drift, noise, x0, dt: float, n: int, rng: np.random.Generator
     return (x, np.array(snaps)) if every else x
 
 
-@njit(cache=True)
-def _em(step, x0, dt, n, seed, args):
+def _em_loop(x0, dt, n, seed, args):
     np.random.seed(seed)
     paths, m = x0.shape
     x = x0.copy()
@@ -39,12 +38,13 @@ def _em(step, x0, dt, n, seed, args):
         for i in range(n):
             for j in range(m):
                 dB[j] = np.random.standard_normal() * sq
-            x[k] = x[k] + step(x[k], dB, dt, args)
+            x[k] = x[k] + RHS(x[k], dB, dt, args)
     return x
 
 
 def euler_maruyama_numba(step, x0, dt: float, n: int, seed: int, args=()):
     """Numba kernel: ``step(x, dB, dt, args) -> b(x) dt + sigma(x) dB`` (``@njit``), paths of
     shape (paths, m).  Uses Numba's own generator seeded with ``seed`` (not NumPy's stream),
-    so it agrees with the reference in distribution, not path by path."""
-    return _em(step, np.ascontiguousarray(x0, dtype=np.float64), float(dt), int(n), int(seed), args)
+    so it agrees with the reference in distribution, not path by path.  Cached on disk when ``step``
+    is registered (:func:`solvers.specialise.register`); otherwise compiled in every process."""
+    return kernel(_em_loop, step)(np.ascontiguousarray(x0, dtype=np.float64), float(dt), int(n), int(seed), args)

@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from solvers import rk
+from solvers.specialise import register
 
 __all__ = ["EQ7_FACTOR", "TRUE_FACTOR", "eq7_rhs", "eq7_rhs_numpy", "lift_rhs", "lift_rhs_numpy",
            "eq7_params", "lift_params", "lift_from_uvw", "uvw_from_lift", "a_high", "a_low", "eq10",
@@ -51,6 +52,7 @@ def eq7_params(a, b, tau_h, tau_y, g=EQ7_FACTOR):
     return np.array([a, b, tau_h, tau_y, g], dtype=float)
 
 
+@register
 @njit(cache=True)
 def eq7_rhs(t, y, args):
     """Eq 7 (times ``2 g``; ``g = 1/2`` is Eq 7 verbatim); ``y = (u, v, w)``, ``args = (P,)``."""
@@ -80,6 +82,7 @@ def lift_params(a, tau_h, tau_y, delta_y_vec, g=EQ7_FACTOR):
     return np.concatenate([[a, tau_h, tau_y, g], np.asarray(delta_y_vec, dtype=float).ravel()])
 
 
+@register
 @njit(cache=True)
 def lift_rhs(t, z, args):
     """Lifted system ``z = (s, q_1..q_m)``: ``s' = -(g a/tau_h) q.r``, ``q' = -(g/tau_y) s r``, ``r = q s - Delta_y``."""

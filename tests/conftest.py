@@ -4,7 +4,8 @@ import pytest
 
 @pytest.fixture(scope="session")
 def warm_kernels():
-    """Compile the Numba kernels once per session so Hypothesis never times the compiler."""
+    """Load the Numba kernels (from the on-disk cache, or compile them on a cold one) once per session
+    so Hypothesis never times the compiler or the cache loader."""
     from solvers import dln, rk
     w = [2, 2, 2]
     args = dln.make_args(w, np.eye(2))

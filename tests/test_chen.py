@@ -195,8 +195,9 @@ def test_cumulative_round_trip_and_forward_link():
 
 
 def test_generic_numba_kernel_matches_numpy_reference(request):
-    """orthogonal.lie_rk (rhs passed as a function: Numba cannot cache it across processes, ~15 s to
-    compile), against lie_rk_numpy.  Run with --runslow."""
+    """orthogonal.lie_rk on an unregistered right-hand side (a function local to this test: the
+    uncached path of solvers.specialise, ~15 s to compile in every process), against lie_rk_numpy.
+    The cached path is exercised by chen.integrate.  Run with --runslow."""
     if not request.config.getoption("--runslow", default=False):
         pytest.skip("compiles a non-cacheable Numba kernel (~15 s): run with --runslow")
     from numba import njit

@@ -7,10 +7,12 @@ from hypothesis import given, settings, strategies as st
 from numba import njit
 
 from solvers import dln, matfun, rk, sde
+from solvers.specialise import register
 
 EPS = np.finfo(float).eps
 
 
+@register
 @njit(cache=True)
 def _osc(t, y, args):
     """Harmonic oscillator y = (x, v): x' = v, v' = -w^2 x (w = args[0])."""
@@ -204,6 +206,7 @@ def test_euler_maruyama_ou_moments():
     assert abs(x.var() - (1 - np.exp(-2 * T)) / 2) < 0.05
 
 
+@register
 @njit(cache=True)
 def _ou_step(x, dB, dt, args):
     return -x * dt + dB

@@ -13,7 +13,8 @@ EPS = np.finfo(float).eps
 
 @pytest.fixture(scope="module")
 def warm_twopoint():
-    """Compile the two-point kernels once per process (dopri5 and rk_fixed specialised on lift_rhs)."""
+    """Load the two-point kernels (dopri5 and rk_fixed specialised on lift_rhs) from the on-disk cache,
+    or compile them on a cold cache, before anything is timed."""
     P = tp.lift_params(0.25, 1.0, 2.0, [1.0, 0.0])
     z0 = np.array([0.3, 0.1, 0.05])
     rk.dopri5(tp.lift_rhs, 0.0, z0, 0.01, (P,))

@@ -17,6 +17,7 @@ import sympy as sp
 from numba import njit
 
 from solvers import dln, fd, rk, sde
+from solvers.specialise import register
 from theorems.claim import Claim, Outcome, Param, ParamError
 
 from ._common import EPS, alpha, balanced_instance, pairs, rng_for, vec
@@ -898,6 +899,7 @@ mc = Claim(
 )
 
 
+@register
 @njit(cache=True)
 def _mc_rhs(t, y, args):
     """(14.5) for E = 1/2((W11-1)^2 + (W22-1)^2): -A_{N,W}(E'(W)) in the SVD frame."""
