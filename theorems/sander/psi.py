@@ -1041,7 +1041,18 @@ def _real_log(D, rtol=1e-8):
             if not j:
                 return None, f"negative eigenvalue {lam.real:.6g} of odd multiplicity"
             used[i] = used[j[0]] = True
-            cols += [V[:, i].real, V[:, j[0]].real]
+            # A double eigenvalue is split by rounding into two close reals OR a conjugate pair -a +- i O(u)
+            # (which one depends on the BLAS kernel); for a pair the eigenvectors are v, conj v and their real
+            # parts coincide (singular T).  Their span is the same real 2-d invariant subspace either way: take an
+            # orthonormal basis of it from an ordered real Schur form (D restricted to it is -a I up to rounding).
+            pair = (w[i], w[j[0]])
+
+            def sel(re, im, pair=pair):
+                return bool(min(abs(complex(re, im) - z) for z in pair) <= 1e-6 * abs(pair[0]))
+            _, Zs, sdim = sla.schur(D, output="real", sort=sel)
+            if sdim != 2:
+                return None, f"negative eigenvalue {lam.real:.6g}: invariant subspace of dimension {sdim}, not 2"
+            cols += [Zs[:, 0], Zs[:, 1]]
             a = -lam.real
             blocks.append(np.array([[math.log(a), -math.pi], [math.pi, math.log(a)]]))
     T = np.column_stack(cols)
