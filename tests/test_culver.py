@@ -30,3 +30,16 @@ def test_real_log_of_a_split_negative_double_eigenvalue(capsys, sign, split):
     rec = json.loads(capsys.readouterr().out)
     assert code == 0 and rec["verdict"] == "certified", rec["message"]
     assert rec["residual"] <= rec["tolerance"]
+
+
+def test_real_log_of_repeated_eigenvalues(capsys):
+    """-I_4 (two pairs at -1 in one cluster) and a triple positive eigenvalue: the cluster's invariant subspace gets
+    one orthonormal basis and the claim certifies expm(X) = D; a negative eigenvalue of multiplicity 3 and a Jordan
+    block are reported (no logarithm), not logged as lam I."""
+    S = np.array([[2.0, 1, 0, 0], [1, 2, 1, 0], [0, 1, 2, 1], [0, 0, 1, 2]])
+    for D in (-np.eye(4), S @ np.diag([3.0, 3.0, 3.0, 0.5]) @ np.linalg.inv(S)):
+        code = main(["check", "sander.culver_exp_range", "--json", "--param", "D=" + json.dumps(D.tolist())])
+        rec = json.loads(capsys.readouterr().out)
+        assert code == 0 and rec["verdict"] == "certified", rec["message"]
+    assert "odd multiplicity 3" in psi._real_log(np.diag([-1.0, -1.0, -1.0, 2.0]))[1]
+    assert "not diagonalisable" in psi._real_log(np.array([[-1.0, 1.0], [0.0, -1.0]]))[1]
