@@ -89,11 +89,48 @@ def test_cli_single_jordan_block_below_float_inconclusive_exact_decides(capsys):
     assert code == 0 and rec["values"]["representable"] is False and rec["values"]["jordan_sizes"] == [2, 1, 1]
 
 
+def _split_jordan_block(delta):
+    """D = Q [[a, 1, 0], [delta, a, 0], [0, 0, 1/2]] Q^-1 with a = -3/4 < lambda_1 and delta = +-2^-50, built
+    in exact rational arithmetic: Q is an integer matrix with det Q = 1, so every entry of D is a dyadic
+    rational of at most 53 significant bits and the float64 array IS the exact matrix (no BLAS rounding
+    decides which matrix is tested).  Eigenvalues: 1/2 and a +- sqrt(delta), i.e. a +- i 2^-25 (conjugate
+    pair) for delta < 0 and a +- 2^-25 (two simple real eigenvalues) for delta > 0: a Jordan block J_2(a)
+    split at distance 2^-24 ~ 6e-8, far inside the float error radius of a defective eigenvalue
+    (Hoelder bound 10 |D| (64 d eps_mach)^(1/2) ~ 7e-6), so the float analysis sees J_2(a) either way."""
+    from fractions import Fraction as Fr
+    Q = [[1, 1, 1], [1, 2, 1], [1, 2, 2]]
+    Qi = [[2, 0, -1], [-1, 1, 0], [0, -1, 1]]
+    assert all(sum(Q[i][k] * Qi[k][j] for k in range(3)) == (i == j) for i in range(3) for j in range(3))
+    a = Fr(-3, 4)
+    A = [[a, Fr(1), Fr(0)], [delta, a, Fr(0)], [Fr(0), Fr(0), Fr(1, 2)]]
+    QA = [[sum(Q[i][k] * A[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+    D = [[sum(QA[i][k] * Qi[k][j] for k in range(3)) for j in range(3)] for i in range(3)]
+    Df = np.array([[float(x) for x in row] for row in D])
+    assert all(Fr(float(x)) == x for row in D for x in row)          # the float64 matrix is exact
+    return Df
+
+
 def test_rounded_jordan_block_split_into_conjugate_pair_stays_undecided():
-    Q = R._random_similarity(3, np.random.default_rng(0))
-    D = Q @ np.array([[-0.8, 1, 0], [0, -0.8, 0], [0, 0, 0.5]]) @ np.linalg.inv(Q)
+    """J_2(-3/4) split into the conjugate pair -3/4 +- i 2^-25: the float analysis cannot tell it from the
+    defective block (undecided); exact arithmetic finds no real eigenvalue below lambda_eps (the pair is
+    representable by Thm 4.7 sufficiency) but certifies no construction, so the decision stays undecided."""
+    from fractions import Fraction as Fr
+    D = _split_jordan_block(-Fr(1, 2**50))
     r = R.decide(D, 1.0, exact=True)
+    assert "Jordan blocks [2]" in r["reason"] and "cannot decide" in r["reason"]    # the float analysis
     assert r["representable"] is None and "conjugate pair" in r["exact_finding"]
+
+
+def test_rounded_jordan_block_split_into_real_pair_is_exactly_not_representable():
+    """J_2(-3/4) split into the two simple real eigenvalues -3/4 +- 2^-25: the same float analysis (J_2, undecided),
+    but exact arithmetic certifies an unpaired real eigenvalue below lambda_eps: not representable (Thm 4.7)."""
+    from fractions import Fraction as Fr
+    D = _split_jordan_block(Fr(1, 2**50))
+    r = R.decide(D, 1.0, exact=True)
+    assert "Jordan blocks [2]" in r["float_reason"]
+    assert r["representable"] is False and r["exact"] is True and r["jordan_sizes"] == [1]
+    lo, hi = r["root_interval"]
+    assert abs(lo + 0.75) < 1e-7 and hi - lo < 1e-20
 
 
 def test_cli_paired_jordan_blocks_are_constructed(capsys):

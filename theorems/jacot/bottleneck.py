@@ -344,7 +344,11 @@ trend = Claim(
     validate=_validate,
     notes="Medians of the discrete -2H_l/Lt and of -2H_gamma,l/Lt over the middle third of the layers (the first "
           "layers are not resolved, catalogue R3). Monotonicity is asserted with a slack (see the check), closeness "
-          "to k* only at the largest Lt >= 8 with the catalogue's +-0.5. The integer is the teacher's k; BN2 allows "
+          "to k* only at the largest Lt >= 8 with the catalogue's +-0.5, on -2H_gamma/Lt and min COI: the discrete "
+          "-2H/Lt uses B = -(1/lambda) dC/dA, a one-sided derivative at the ReLU kinks the end point sits on, and its "
+          "median at Lt = 12 ranged 0.58-1.83 over rounding-level perturbations of the training (BLAS kernel, 2^-52 "
+          "relative change of the start) against 1.79 +- 0.01 for -2H_gamma/Lt; the discrete value is tested for "
+          "the rise (within its non-conservation over the middle layers) and for staying below min COI. The integer is the teacher's k; BN2 allows "
           "the net to settle on another rank (jacot.bottleneck_rank_variability), in which case this check "
           "refutes and says so. Related: jacot.bottleneck_rank_hamiltonian (P5b, registered without a check). "
           "R4 (Fig. 1 at k* = 5, width 30, N = 200, L = 50) is written (_r4_reproduction) but not registered: at the "
@@ -359,23 +363,34 @@ def _trend_parts(runs, k, check_k=True):
     H = [r[1]["H_mid"] for r in runs]
     Hg = [r[1]["Hg_mid"] for r in runs]
     cm = [r[1]["coi_min"] for r in runs]
+    # Error model of the discrete -2H/Lt: its B_l = -(1/lambda) dC/dA_l is a one-sided derivative at the ReLU kinks
+    # the L-BFGS end point sits on (catalogue H2, R3), so the end point's rounding (BLAS kernel, a 2^-52
+    # perturbation of the start) moves the whole middle-third profile: at Lt = 12, 16 such perturbations gave
+    # medians 0.58-1.83, profile ranges up to 1.3, while -2H_gamma/Lt (from the representations A_l only) stayed in
+    # 1.786-1.798 and min COI in 2.019-2.034.  H is conserved along a critical path (the discrete H_l nearly so in
+    # the slow middle layers, catalogue R3: [1.56, 1.81] there), so the half-range u of -2H_l/Lt over the middle
+    # third measures how far the end point is from one; the discrete median is only known to +-u.
+    u = [float(np.ptp(r[1]["H"][r[1]["mid"]])) / 2 for r in runs]
     # Slack model: each Lt is an approximate (1000-iteration) L-BFGS minimum, not the exact one; on repeated
     # runs the medians move by ~0.1 and min COI by a few percent, so monotonicity is asserted up to an
-    # absolute 0.25 on -2H/Lt and a relative 5% on min COI (the trends themselves move by 2-50 per doubling
-    # at small Lt and ~0.1-0.5 at large Lt).
-    rise_H = max([0.0] + [H[i] - H[i + 1] for i in range(len(H) - 1)])
+    # absolute 0.25 on -2H_gamma/Lt (plus u on the discrete -2H/Lt) and a relative 5% on min COI (the trends
+    # themselves move by 2-50 per doubling at small Lt and ~0.1-0.5 at large Lt).
+    rise_H = max([0.0] + [H[i] - H[i + 1] - u[i] - u[i + 1] for i in range(len(H) - 1)])
     rise_Hg = max([0.0] + [Hg[i] - Hg[i + 1] for i in range(len(Hg) - 1)])
     fall_c = max([0.0] + [cm[i + 1] / cm[i] - 1 for i in range(len(cm) - 1)])
-    parts = {"-2H/Lt non-decreasing (slack 0.25)": (rise_H, 0.25),
+    parts = {"-2H/Lt non-decreasing (slack 0.25 + its non-conservation u)": (rise_H, 0.25),
              "-2H_gamma/Lt non-decreasing (slack 0.25)": (rise_Hg, 0.25),
              "min COI non-increasing (slack 5%)": (fall_c, 0.05),
              # from below / above (eq. (4) upper side: -2H/Lt <= min COI_gamma + gamma c^2; discrete slack 0.1)
              "-2H/Lt <= min COI + 0.1 at every Lt": (max(h - c for h, c in zip(H, cm)), 0.1)}
     if check_k and Lts[-1] >= 8:
-        # catalogue R3: +-0.5 on -2H/Lt vs the integer at Lt >= 12 (it measured 1.59 for k = 2, 1.81 for min COI)
-        parts["|-2H/Lt - k| <= 0.5 at largest Lt"] = (abs(H[-1] - k), 0.5)
+        # catalogue R3: +-0.5 on -2H/Lt vs the integer at Lt >= 12 (it measured 1.59 for k = 2, 1.81 for min COI).
+        # Tested on the gamma-stable -2H_gamma/Lt: the discrete median is decided by the rounding at the kinks
+        # (error model above: 0.58-1.83 across rounding-level perturbations, so +-0.5 would be a coin flip).
+        parts["|-2H_gamma/Lt - k| <= 0.5 at largest Lt"] = (abs(Hg[-1] - k), 0.5)
         parts["|min COI - k| <= 0.5 at largest Lt"] = (abs(cm[-1] - k), 0.5)
-    vals = {"Lt": Lts, "minus2H_over_Lt_mid": H, "minus2Hgamma_over_Lt_mid": Hg, "min_coi_gamma": cm,
+    vals = {"Lt": Lts, "minus2H_over_Lt_mid": H, "minus2H_over_Lt_mid_halfrange": u,
+            "minus2Hgamma_over_Lt_mid": Hg, "min_coi_gamma": cm,
             "rank_mid": [r[1]["rank"] for r in runs], "train_mse": [r[1]["mse"] for r in runs],
             "plot": {"kind": "semilogx", "x": Lts, "series": {"-2H/Lt (middle median)": H, "-2H_gamma/Lt": Hg,
                                                              "min_p COI_gamma": cm, "k*": [float(k)] * len(Lts)},
@@ -389,7 +404,8 @@ def _(p):
     """Continuation sweep 1, 2, 4, ..., Lt: monotone trends and closeness to k* at the largest Lt."""
     _, _, runs = _sweep(p.w, p.N, p.L, p.k, p.lam, p.iters, _schedule(p.Lt), p.seed)
     parts, vals = _trend_parts(runs, p.k)
-    return Outcome.from_parts(parts, message=f"-2H/Lt {[round(x, 2) for x in vals['minus2H_over_Lt_mid']]}, min COI "
+    return Outcome.from_parts(parts, message=f"-2H/Lt {[round(x, 2) for x in vals['minus2H_over_Lt_mid']]}, -2H_gamma/Lt "
+                              f"{[round(x, 2) for x in vals['minus2Hgamma_over_Lt_mid']]}, min COI "
                               f"{[round(x, 2) for x in vals['min_coi_gamma']]} at Lt {vals['Lt']}", values=vals)
 
 
@@ -590,6 +606,8 @@ _F2_PARAMS = [
     Param.float("lam", 0.002, 1e-5, 1.0, "regularisation (paper: 0.002)"),
     Param.int("iters", 600, 50, 50_000, "L-BFGS iterations (adaptive: rho updated every 200)"),
     Param.int("seeds", 3, 1, 10, "teacher/data seeds 0..seeds-1"),
+    Param.int("replicas", 3, 1, 10, "trainings per scheme and seed from initial weights that differ at the unit "
+              "roundoff (replica 0: unperturbed); the test error of a seed is their mean"),
 ]
 
 
@@ -600,18 +618,29 @@ def _f2_validate(p):
         raise ParamError(f"the adaptive cap rho_l <= 0.9/Lt needs 0.9 L > Lt (got L={p.L}, Lt={p.Lt})")
 
 
-def _f2_runs(d, N, Ntest, L, Lt, lam, iters, seeds):
+def _f2_runs(d, N, Ntest, L, Lt, lam, iters, seeds, replicas=1):
+    """{scheme: [run record per seed and replica]} (record: test, train, rho, seed, replica).
+
+    Rounding ensemble: the L-BFGS end point on this task is chaotic in the rounding -- which of two basins
+    a seed's adaptive training ends in (test error ~0.12 or ~0.17 for seed 0) flips with the BLAS kernel
+    (OPENBLAS_CORETYPE) or with a relative 2^-52 perturbation of the initial weights.  Replica j > 0 starts
+    from W0 (1 + 2^-52 xi), xi ~ N(0, 1) seeded by (seed, j): it samples the end points a different
+    rounding would give, so statistics over replicas do not hinge on one rounding."""
     out = {}
     for scheme in ("equidistant", "irregular", "adaptive"):
         for s in range(seeds):
-            key = ("f2", d, N, Ntest, L, Lt, lam, iters, scheme, s)
-            if key not in _MEMO:
-                X, Y, Xt, Yt = _resnet_teacher([d, 6, 3, d], N, Ntest, s)
-                W, rho, _ = _fit(X, Y, Lt, L, lam, iters, scheme=scheme, seed=s)
-                te = float(np.sum((Yt - ln.forward(Xt, W, rho, Lt)[-1]) ** 2) / Ntest)
-                tr = float(np.sum((Y - ln.forward(X, W, rho, Lt)[-1]) ** 2) / N)
-                _MEMO[key] = dict(test=te, train=tr, rho=rho)
-            out.setdefault(scheme, []).append(_MEMO[key])
+            for j in range(replicas):
+                key = ("f2", d, N, Ntest, L, Lt, lam, iters, scheme, s) + ((j,) if j else ())
+                if key not in _MEMO:
+                    X, Y, Xt, Yt = _resnet_teacher([d, 6, 3, d], N, Ntest, s)
+                    W0 = _init(d, L, Lt, s)
+                    if j:
+                        W0 = W0 * (1 + 2.0 ** -52 * np.random.default_rng((s, j)).standard_normal(W0.shape))
+                    W, rho, _ = _fit(X, Y, Lt, L, lam, iters, scheme=scheme, seed=s, W0=W0)
+                    te = float(np.sum((Yt - ln.forward(Xt, W, rho, Lt)[-1]) ** 2) / Ntest)
+                    tr = float(np.sum((Y - ln.forward(X, W, rho, Lt)[-1]) ** 2) / N)
+                    _MEMO[key] = dict(test=te, train=tr, rho=rho, seed=s, replica=j)
+                out.setdefault(scheme, []).append(_MEMO[key])
     return out
 
 
@@ -631,8 +660,12 @@ adaptive_err = Claim(
     notes="Scaled-down Fig. 2 (catalogue R5 suggests width 40, N = 300 + 300 test, L in {4, 8, 12, 18, 22}, 3 seeds: "
           "the slow reproduction). Teacher: random residual maps g(x) = P(x + V relu(Ux + b)), d -> 6 -> 3 -> d. "
           "Irregular mesh a = 0.5 (the paper gives no value), renormalised (E16). Adaptive: damped rule every 200 "
-          "L-BFGS iterations, rho_l Lt <= 0.9. The weak assertion (catalogue R5): median test error of adaptive "
-          "<= equidistant's, with a 10% allowance for seed noise (see the check).",
+          "L-BFGS iterations, rho_l Lt <= 0.9. The weak assertion (catalogue R5): the test error of adaptive "
+          "<= equidistant's, with a 10% allowance for seed noise (see the check).  Each scheme and seed is trained "
+          "from `replicas` initialisations that differ at the unit roundoff (the end point is chaotic in the "
+          "rounding: with one training per seed the median ratio ranged 0.71-1.09 over BLAS kernels and "
+          "2^-52 perturbations); the statistic is the geometric mean over seeds of the per-seed ratio of the "
+          "replica-mean test errors.",
     catalogue="jacot §2.6 F2 (a); §3 R5",
     covers=("F2", "R5"),
 )
@@ -642,27 +675,46 @@ def _median_ratio(runs, scheme):
     return float(np.median([r["test"] for r in runs[scheme]]) / np.median([r["test"] for r in runs["equidistant"]]))
 
 
+def _paired_ratio(runs, scheme):
+    """Geometric mean over seeds of mean_replicas test(scheme) / mean_replicas test(equidistant) (paired by seed:
+    the teacher's difficulty, which varies 3x between seeds, cancels)."""
+    def per_seed(sch):
+        acc = {}
+        for r in runs[sch]:
+            acc.setdefault(r["seed"], []).append(r["test"])
+        return {s: float(np.mean(v)) for s, v in acc.items()}
+    a, e = per_seed(scheme), per_seed("equidistant")
+    return float(np.exp(np.mean([np.log(a[s] / e[s]) for s in e])))
+
+
 @adaptive_err.numeric
 def _(p):
-    """Median test error over seeds: adaptive (and irregular) against equidistant."""
-    runs = _f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds)
-    ra, ri = _median_ratio(runs, "adaptive"), _median_ratio(runs, "irregular")
+    """Test error over seeds (paired, replica means): adaptive (and irregular) against equidistant."""
+    runs = _f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds, p.replicas)
+    ra, ri = _paired_ratio(runs, "adaptive"), _paired_ratio(runs, "irregular")
     # Error model: with 3 seeds the per-seed test errors of the schemes differ by 5-50% in either direction
-    # (measured at d = 8, 10, 12 and L = 8, 12: median ratios adaptive/equidistant 0.76-1.02, irregular 0.76-1.13), while the paper's advantage is "small": the check asserts the median
-    # ratio adaptive/equidistant <= 1.1, i.e. "not worse beyond seed noise", and reports the ratio itself.
-    return Outcome.from_parts({"median test error adaptive / equidistant <= 1.1": (ra, 1.1)},
-                              message=f"L = {p.L}: median test error ratio adaptive {ra:.3f}, irregular {ri:.3f}",
+    # (measured at d = 8, 10, 12 and L = 8, 12: median ratios adaptive/equidistant 0.76-1.02, irregular 0.76-1.13),
+    # and rounding alone moves a seed's end point between basins (one training per seed: the median ratio ranged
+    # 0.71-1.09 over 4 BLAS kernels and 10 perturbations of W0 at 2^-52).  The paired ratio of replica means
+    # (3 replicas) at the defaults: 0.905-0.991 over the 4 kernels (OPENBLAS_CORETYPE unset, Haswell, Sandybridge,
+    # Prescott) and 0.893-0.987 over 12 independent draws of the replica perturbations, i.e. it is decided
+    # >= 0.09 away from both thresholds.  The paper's advantage is "small" (~5-10% here): the check asserts the
+    # paired ratio adaptive/equidistant <= 1.1, i.e. "not worse beyond seed noise", and reports it.
+    return Outcome.from_parts({"paired test error ratio adaptive / equidistant <= 1.1": (ra, 1.1)},
+                              message=f"L = {p.L}: paired test error ratio adaptive {ra:.3f}, irregular {ri:.3f}",
                               values={s: [round(r["test"], 4) for r in v] for s, v in runs.items()} |
                               {"ratio_adaptive": ra, "ratio_irregular": ri,
+                               "median_ratio_adaptive": _median_ratio(runs, "adaptive"),
                                "train": {s: [round(r["train"], 4) for r in v] for s, v in runs.items()}})
 
 
 @adaptive_err.falsifier("large_advantage")
 def _(p):
-    """A large advantage (median test error of adaptive at most 0.8 x equidistant's): the paper says 'small'."""
-    ra = _median_ratio(_f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds), "adaptive")
+    """A large advantage (test error of adaptive at most 0.8 x equidistant's, paired replica means): the paper
+    says 'small'."""
+    ra = _paired_ratio(_f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds, p.replicas), "adaptive")
     return Outcome(residual=ra, tolerance=0.8, values={"ratio_adaptive": ra},
-                   message=f"median test error ratio adaptive/equidistant {ra:.3f} vs 0.8")
+                   message=f"paired test error ratio adaptive/equidistant {ra:.3f} vs 0.8")
 
 
 @adaptive_err.reproduction(name="R5", slow=True)
@@ -707,7 +759,7 @@ adaptive_ends = Claim(
 def _(p):
     """rho_1 and rho_L of the trained adaptive nets against the median step; on the Lt = 12 bottleneck net, one
     adaptive update from equidistant steps shrinks the end steps."""
-    runs = _f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds)["adaptive"]
+    runs = _f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds, p.replicas)["adaptive"]
     ends = [float(max(r["rho"][0], r["rho"][-1]) / np.median(r["rho"])) for r in runs]
     X, Y, sweep = _sweep(8, 32, 32, 2, 0.01, 1000, _schedule(12.0), 0)
     Wb = sweep[-1][2]
@@ -715,7 +767,7 @@ def _(p):
     new = ln.adaptive_update(rho0, ln.forward(X, Wb, rho0, 12.0))
     bn_ends = float(max(new[0], new[-1]) / np.median(new))
     # Count-like assertions: "more steps at the ends" = the end steps are below the median step (ratio < 1)
-    return Outcome.from_parts({"F2 task: max(rho_1, rho_L)/median rho < 1 (every seed)": (max(ends), 1.0),
+    return Outcome.from_parts({"F2 task: max(rho_1, rho_L)/median rho < 1 (every seed and replica)": (max(ends), 1.0),
                                "bottleneck net: end steps / median after one update < 1": (bn_ends, 1.0)},
                               message=f"end/median step ratios {[round(e, 3) for e in ends]} (F2 task), "
                               f"{bn_ends:.3g} (bottleneck net)",

@@ -1032,18 +1032,37 @@ def _real_log(D, rtol=1e-8):
             cols += [v.real, v.imag]
             # A [Re v, Im v] = [Re v, Im v] [[a, b], [-b, a]] for lambda = a + ib, v the eigenvector
             blocks.append(np.array([[L.real, L.imag], [-L.imag, L.real]]))
-        elif lam.real > 0:
-            used[i] = True
-            cols.append(V[:, i].real)
-            blocks.append(np.array([[math.log(lam.real)]]))
-        else:                                           # negative: needs a partner with the same value
-            j = [k for k in range(d) if not used[k] and k != i and abs(w[k] - lam) <= 1e-6 * abs(lam)]
-            if not j:
-                return None, f"negative eigenvalue {lam.real:.6g} of odd multiplicity"
-            used[i] = used[j[0]] = True
-            cols += [V[:, i].real, V[:, j[0]].real]
-            a = -lam.real
-            blocks.append(np.array([[math.log(a), -math.pi], [math.pi, math.log(a)]]))
+        else:                                           # real: with every computed eigenvalue of the same value
+            J = [k for k in range(d) if not used[k] and abs(w[k] - lam) <= 1e-6 * abs(lam)]
+            if lam.real < 0 and len(J) % 2:
+                return None, f"negative eigenvalue {lam.real:.6g} of odd multiplicity {len(J)}"
+            used[J] = True
+            if len(J) == 1:
+                cols.append(V[:, i].real)
+            else:
+                # A repeated eigenvalue is split by rounding into close reals OR conjugate pairs lam +- i O(u) (which
+                # one depends on the BLAS kernel); for a pair the eigenvectors are v, conj v and their real parts
+                # coincide (singular T).  Their span is the same real invariant subspace either way: take an
+                # orthonormal basis Z of it from an ordered real Schur form.  D diagonalisable => Z^T D Z = lam I up
+                # to rounding; a Jordan block (not diagonalisable) is reported, not logged as lam I.
+                vals = [w[k] for k in J]
+
+                def sel(re, im, vals=vals):
+                    return bool(min(abs(complex(re, im) - z) for z in vals) <= 1e-6 * abs(vals[0]))
+                _, Zs, sdim = sla.schur(D, output="real", sort=sel)
+                if sdim != len(J):
+                    return None, f"eigenvalue {lam.real:.6g}: invariant subspace of dimension {sdim}, not {len(J)}"
+                Z = Zs[:, :sdim]
+                dev = float(np.linalg.norm(Z.T @ D @ Z - lam.real * np.eye(sdim), 2))
+                if dev > 1e-6 * abs(lam):
+                    return None, (f"eigenvalue {lam.real:.6g} of multiplicity {sdim} is not semisimple (|Z^T D Z - lam I| "
+                                  f"= {dev:.2e}): D is not diagonalisable")
+                cols += list(Z.T)
+            if lam.real > 0:
+                blocks.append(math.log(lam.real) * np.eye(len(J)))
+            else:
+                a = -lam.real
+                blocks += [np.array([[math.log(a), -math.pi], [math.pi, math.log(a)]])] * (len(J) // 2)
     T = np.column_stack(cols)
     B = sla.block_diag(*blocks)
     return T @ B @ np.linalg.inv(T), float(np.linalg.cond(T))
