@@ -165,4 +165,7 @@ def get_claim(claim_id: str):
 
 
 if __name__ == "__main__":  # python -m theorems.registry: rebuild the index
-    print(f"wrote {write_index()} ({len(registry)} claims)")
+    # through the imported module: the claims register with theorems.registry.registry, not with
+    # this __main__ copy's (whose registry stays empty and wrote an index of 0 claims)
+    from theorems import registry as _module
+    print(f"wrote {_module.write_index()} ({len(_module.registry)} claims)")
