@@ -33,7 +33,6 @@ KINK = 1e-3
 # CL1 / CL7
 unt = Claim(
     id="chen.class_untruncation",
-    document="chen",
     title="Un-truncation: a target on the positive side ends in a positive-loss equilibrium in R^Q_+",
     label="§2.7 CL1, CL7",
     section="4.1",
@@ -123,7 +122,6 @@ def unt_reproduction(p):
 # CL8
 rest = Claim(
     id="chen.class_offdiagonal_rest",
-    document="chen",
     title="beta = -yt with off-diagonal mass is not a rest point: R keeps rotating and the cost keeps falling",
     label="§4.1 (4.11)-(4.12)",
     section="4.1",
@@ -206,7 +204,6 @@ def rest_stated(p):
 # CL6
 frz = Claim(
     id="chen.class_frozen_coordinate",
-    document="chen",
     title="At fixed R a layer coordinate with no truncated point does not move",
     label="(4.44)",
     section="4.3",
@@ -378,7 +375,6 @@ def _guard(Rs, betas, clusters):
 # ---------------------------------------------------------------------------
 l71 = Claim(
     id="chen.lemma_7_1",
-    document="chen",
     title="Lemma 7.1: composed truncations are P^+ x minus a P^- combination of the biases",
     label="Lemma 7.1",
     section="7",
@@ -430,7 +426,6 @@ def l71_wrong(p):
 # ---------------------------------------------------------------------------
 t51b = Claim(
     id="chen.theorem_5_1_bias",
-    document="chen",
     title="Theorem 5.1 bias equation without cluster separation",
     label="Thm 5.1 (5.4), Lemma 7.2",
     section="5, 7",
@@ -494,7 +489,6 @@ def t51b_lemma(p):
 # ---------------------------------------------------------------------------
 t51c = Claim(
     id="chen.theorem_5_1_rotation",
-    document="chen",
     title="Theorem 5.1 rotation generator without cluster separation (Lemma 7.3)",
     label="Thm 5.1 (5.5)-(5.7), Lemma 7.3",
     section="5, 7",
@@ -546,7 +540,6 @@ def t51c_mistake(p):
 # ---------------------------------------------------------------------------
 t51d = Claim(
     id="chen.theorem_5_1_support",
-    document="chen",
     title="Support of the l'-th term of (5.4): where P^-_{l',Q} != 0",
     label="Thm 5.1 (5.8)-(5.10)",
     section="5",
@@ -610,7 +603,6 @@ def t51d_stated(p):
 # ---------------------------------------------------------------------------
 t51e = Claim(
     id="chen.theorem_5_1_separated_limit",
-    document="chen",
     title="Theorem 5.1 under cluster separation reduces to Theorem 3.2 (5.11)-(5.13)",
     label="Thm 5.1 (5.11)-(5.13)",
     section="5",

@@ -52,7 +52,6 @@ def _validate_flow(p):
 
 flow = Claim(
     id="chen.effective_flow",
-    document="chen",
     title="Effective gradient flow of cumulative biases and rotations (Theorem 3.2) vs the direct gradient flow",
     label="Thm 3.2",
     section="3.2, 6",
@@ -279,7 +278,6 @@ def _kink_guard(R, beta, X):
 # chen.truncation_projection ((3.12)-(3.13), E9)
 proj = Claim(
     id="chen.truncation_projection",
-    document="chen",
     title="tau as a projection, (3.12), and its beta-Jacobian (3.13)",
     label="(3.12)-(3.13)",
     section="3.2",
@@ -347,7 +345,6 @@ def proj_stated(p):
 # chen.bias_flow (T2)
 bias = Claim(
     id="chen.bias_flow",
-    document="chen",
     title="Bias equation (3.19): -dC/dbeta = -R^T J0perp R (beta + yt)",
     label="Thm 3.2 (3.19)",
     section="3.2, 6",
@@ -434,7 +431,6 @@ def bias_pullback(p):
 # chen.rotation_generator (T3, E1)
 rot = Claim(
     id="chen.rotation_generator",
-    document="chen",
     title="Rotation generator (3.22): Omega = -pi_-((dC/dR) R^T) as a sector integral",
     label="Thm 3.2 (3.22)",
     section="3.2, 6",
@@ -539,7 +535,6 @@ def rot_reproduction(p):
 # chen.cost_decrease (T4)
 dec = Claim(
     id="chen.cost_decrease",
-    document="chen",
     title="Monotone cost (3.24)-(3.26): beta part -|R^T J0perp R(beta+yt)|^2, rotation part -Tr|Omega|^2",
     label="Thm 3.2 (3.24)-(3.26)",
     section="3.2, 6",
@@ -596,7 +591,6 @@ def dec_printed(p):
 # chen.commutator_identity (T5)
 comm = Claim(
     id="chen.commutator_identity",
-    document="chen",
     title="[H, M] = H M H^perp - H^perp M H for diagonal projections H (3.27)",
     label="(3.27)",
     section="3.2",
@@ -655,7 +649,6 @@ def comm_symbolic(p):
 # chen.lemma_6_1 (T6)
 lem = Claim(
     id="chen.lemma_6_1",
-    document="chen",
     title="Lemma 6.1: the gradient on o(Q) for the Frobenius metric is pi_-(f'(R) R^T)",
     label="Lemma 6.1",
     section="6",
@@ -728,7 +721,6 @@ def lem_symbolic(p):
 # chen.sector_moments (K1, K3)
 mom = Claim(
     id="chen.sector_moments",
-    document="chen",
     title="Sector moments: J0perp = diag(n_r/N), [H,M]_ij = (nu_i - nu_j) M_ij, no R^Q_± contribution",
     label="Defs 3.3-3.4, (3.33)-(3.35), (3.39)-(3.40)",
     section="3.3",
@@ -797,7 +789,6 @@ def mom_strict(p):
 # chen.corollary_3_5 (K2, E2)
 cor = Claim(
     id="chen.corollary_3_5",
-    document="chen",
     title="Corollary 3.5: Omega through first (and second) sector moments",
     label="Cor 3.5",
     section="3.3",
@@ -859,7 +850,6 @@ def cor_first(p):
 # T7, T8: registered without a numeric check
 Claim(
     id="chen.no_backprop",
-    document="chen",
     title="'To solve (3.19), (3.21) no backpropagation is needed'",
     label="l.551",
     section="3.3",
@@ -876,7 +866,6 @@ Claim(
 
 Claim(
     id="chen.well_posedness",
-    document="chen",
     title="Well-posedness of the discontinuous effective flow (not addressed)",
     label="Thm 3.2 (implicit)",
     section="3.2",

@@ -63,7 +63,6 @@ def _scale(Ws, bs, X):
 # ===========================================================================
 Claim(
     id="chen.network_model",
-    document="chen",
     title="The ReLU network, cumulative maps, sectors and the Euclidean input cost (definitions)",
     label="(1.1)-(1.8), (2.1)-(2.13), (2.26)",
     section="1, 2",
@@ -88,7 +87,6 @@ Claim(
 # ===========================================================================
 cum = Claim(
     id="chen.cumulative_parameters",
-    document="chen",
     title="Cumulative biases: beta^(l) = (W^(l))^{-1} b^(l) = sum_j (W^(j))^{-1} b_j",
     label="(1.3)/(2.6)",
     section="2",
@@ -142,7 +140,6 @@ def cum_wrong(p):
 # ===========================================================================
 forms = Claim(
     id="chen.truncation_forms",
-    document="chen",
     title="The three expressions of the truncation map tau^(l) agree",
     label="(1.6)/(2.9)",
     section="2",
@@ -191,7 +188,6 @@ def forms_drop(p):
 # ===========================================================================
 sect = Claim(
     id="chen.truncation_sectors",
-    document="chen",
     title="Fixed points and collapse of tau^(l): S^+ is the fixed-point set, S^- collapses to -beta",
     label="(2.14)-(2.15)",
     section="2",
@@ -277,7 +273,6 @@ def sect_stated(p):
 # ===========================================================================
 hid = Claim(
     id="chen.hidden_layers",
-    document="chen",
     title="Hidden layers through the truncation maps: x^(l) = W^(l)(I^(l)(x^(0)) + beta^(l))",
     label="(2.17)",
     section="2",
@@ -328,7 +323,6 @@ def hid_stated(p):
 # ===========================================================================
 out = Claim(
     id="chen.output_layer",
-    document="chen",
     title="Output layer: x^(L+1) = W^(L+1) I^(L)(x^(0)) needs b_{L+1} = -W_{L+1} b^(L)",
     label="(2.18)",
     section="2",
@@ -383,7 +377,6 @@ def _clusters_le_N(p):
 
 pb = Claim(
     id="chen.pullback_cost",
-    document="chen",
     title="The standard cost is the pull-back cost in input space (metric (W^(L+1))^T W^(L+1))",
     label="(2.22)",
     section="2.1",
@@ -441,7 +434,6 @@ def pb_zero(p):
 # ===========================================================================
 gauge = Claim(
     id="chen.gauge_invariance",
-    document="chen",
     title="Gauge freedom W^(L) -> A W^(L), W_{L+1} -> W_{L+1} A^{-1}",
     label="(2.25)",
     section="2.1",
@@ -500,7 +492,6 @@ def gauge_stated(p):
 # ===========================================================================
 rep = Claim(
     id="chen.reparametrisation",
-    document="chen",
     title="Cumulative parameters are independent coordinates (as a change of variables, not as dynamics)",
     label="l.289",
     section="2.2",
@@ -568,7 +559,6 @@ def rep_dynamics(p):
 # ===========================================================================
 al = Claim(
     id="chen.alignment",
-    document="chen",
     title="Aligned cumulative weights W = W_* R: tau independent of W_*, so W^(l) = R_l w.l.o.g.",
     label="Def 2.2, (6.2), (3.17)",
     section="2.3, 6",
@@ -637,7 +627,6 @@ def al_nonaligned(p):
 # ===========================================================================
 anp = Claim(
     id="chen.alignment_not_preserved",
-    document="chen",
     title="Alignment is a constraint: the unconstrained flow in W^(l) leaves the aligned set",
     label="(interpretation of Def 2.2)",
     section="2.3",
@@ -702,7 +691,6 @@ def anp_preserved(p):
 # ===========================================================================
 sep = Claim(
     id="chen.cluster_separation",
-    document="chen",
     title="Cluster-separated truncations give I^(Q)(X_l) = tau^(l)(X_l)",
     label="Def 3.1, (3.3)-(3.5)",
     section="3.1",
@@ -766,7 +754,6 @@ def sep_stated(p):
 # ===========================================================================
 bv = Claim(
     id="chen.bias_variance",
-    document="chen",
     title="Per-cluster cost (3.6)/(3.15) and its bias-variance split (3.7)",
     label="(3.6)-(3.8), (3.15)",
     section="3.1-3.2",

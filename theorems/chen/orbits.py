@@ -60,7 +60,6 @@ def _traj_bt(ys, Rss, yt):
 # chen.equilibria (P41, E4)
 eq = Claim(
     id="chen.equilibria",
-    document="chen",
     title="Equilibria of the effective flow: fully untruncated clusters are, fully truncated ones are not",
     label="Prop 4.1",
     section="4.1",
@@ -202,7 +201,6 @@ def _validate_collapse(p):
 
 col = Claim(
     id="chen.collapse",
-    document="chen",
     title="Finite-time full truncation, then exponential collapse at rate 1 with R frozen",
     label="Prop 4.2",
     section="4.2",
@@ -409,7 +407,6 @@ def _validate_stair(p):
 
 stair = Claim(
     id="chen.staircase",
-    document="chen",
     title="Fixed-R staircase: rate n/N_l once n points are truncated, event times (4.49)",
     label="§4.3",
     section="4.3",
@@ -606,7 +603,6 @@ def stair_reproduction(p):
 # chen.orbit_sign (G1, E3)
 sign = Claim(
     id="chen.orbit_sign",
-    document="chen",
     title="Sign of the rotation equation in §4: (4.1) R' = -Omega R ascends the cost",
     label="(4.1), (1.14)",
     section="4",
@@ -675,7 +671,6 @@ def sign_stated(p):
 # chen.partial_truncation_condition (G2, E18)
 part = Claim(
     id="chen.partial_truncation_condition",
-    document="chen",
     title="(4.10) 'mass outside R^Q_-' does not give (J0perp)_r > 0 for every r",
     label="(4.10), (1.21)",
     section="4.2",

@@ -86,7 +86,6 @@ def _to_network(Rs, betas, seed):
 
 sec8a = Claim(
     id="chen.collapsed_reduction",
-    document="chen",
     title="Collapsed clusters reduce the standard cost to the bilinear toy 1/2 sum |W beta^(l) + y_l|^2",
     label="§8 (8.1)-(8.4)",
     section="8",
@@ -199,7 +198,6 @@ def _toy_instance(p, definite=None):
 
 sec8b = Claim(
     id="chen.toy_error_equation",
-    document="chen",
     title="The error E = W B + Y of the bilinear toy obeys E' = -W W^T E - E B^T B",
     label="§8 (8.5)-(8.8)",
     section="8",
@@ -261,7 +259,6 @@ def sec8b_symbolic(p):
 # ---------------------------------------------------------------------------
 sec8c = Claim(
     id="chen.toy_propagators",
-    document="chen",
     title="Propagator representation E(s) = V_L(s) E(0) V_R(s) of the toy error (and Lemma 8.1)",
     label="§8 (8.9)-(8.12), Lemma 8.1",
     section="8",
@@ -401,7 +398,6 @@ def sec8c_stated(p):
 # ---------------------------------------------------------------------------
 l82 = Claim(
     id="chen.lemma_8_2",
-    document="chen",
     title="Lemma 8.2: ||AB|| >= sqrt(lambda_0) ||A|| when B B^T >= lambda_0",
     label="Lemma 8.2",
     section="8",
@@ -451,7 +447,6 @@ def l82_stated(p):
 # ---------------------------------------------------------------------------
 cons = Claim(
     id="chen.toy_conservation",
-    document="chen",
     title="Prop 8.3: I = B B^T - W^T W is conserved by the bilinear toy flow",
     label="Prop 8.3",
     section="8",
@@ -559,7 +554,6 @@ def cons_network(p):
 # ---------------------------------------------------------------------------
 dec = Claim(
     id="chen.toy_decay",
-    document="chen",
     title="Thm 8.4: a definite conserved I gives exponential decay of the toy cost",
     label="Thm 8.4",
     section="8",
@@ -645,7 +639,6 @@ def dec_indef(p):
 # §9
 sec9a = Claim(
     id="chen.untruncated_reduction",
-    document="chen",
     title="Untruncated data: the hidden layers act as the identity and the cost is least squares in W^(Q+1)",
     label="§9 (9.1)-(9.6)",
     section="9",
@@ -712,7 +705,6 @@ def _validate_t91(p):
 
 t91 = Claim(
     id="chen.theorem_9_1",
-    document="chen",
     title="Thm 9.1: closed-form least-squares flow of the output matrix on untruncated data",
     label="Thm 9.1",
     section="9",
@@ -811,7 +803,6 @@ def t91_weights(p):
 # §2.11 headline and interpretive claims
 hl1 = Claim(
     id="chen.truncation_picture",
-    document="chen",
     title="'Gradient descent is equivalent to dynamical truncation in input space' (derived vs per-layer flow)",
     label="abstract, l.13, l.327",
     section="1, 3",
@@ -967,6 +958,6 @@ for _id, _title, _label, _lines, _stmt, _status, _notes, _cov, _corr in [
      "(chen.no_backprop); Thm 5.1 (no separation) needs the products P^+-, i.e. back-propagated Jacobians.",
      ("HL5",), None),
 ]:
-    Claim(id=_id, document="chen", title=_title, label=_label, section="1", lines=_lines, statement=_stmt,
+    Claim(id=_id, title=_title, label=_label, section="1", lines=_lines, statement=_stmt,
           status=_status, notes=_notes, catalogue="chen §2.11", covers=_cov,
           **({"corrected": _corr} if _corr else {}))

@@ -26,7 +26,6 @@ EPS = np.finfo(float).eps
 
 claim = Claim(
     id="jacot.fcnn_balancedness",
-    document="jacot",
     title="Balancedness of ReLU FCNNs at an optimum: |W_l|^2 + |b_l|^2 = |W_{l+1}|^2 (incoming = outgoing norm)",
     label="App. A.3 (B1)",
     section="A.3",

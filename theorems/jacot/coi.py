@@ -42,7 +42,6 @@ def _rank(A):
 # ---------------------------------------------------------------------------
 rank = Claim(
     id="jacot.coi_equals_rank",
-    document="jacot",
     title="For a non-negative representation without bias, the cost of identity is its rank",
     label="l.119 (C1), l.99 (L5)",
     section="2.3",
@@ -127,7 +126,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 prop1 = Claim(
     id="jacot.coi_lower_bound",
-    document="jacot",
     title="The cost of identity (no bias) is at least the stable rank |A|_*^2/|A|_F^2",
     label="Prop 1",
     section="2.3",
@@ -226,7 +224,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 chain = Claim(
     id="jacot.stable_rank_chain",
-    document="jacot",
     title="|A|_F^2/|A|_op^2 <= |A|_*^2/|A|_F^2 <= Rank A",
     label="l.125 (P1b)",
     section="2.3",
@@ -302,7 +299,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 neurons = Claim(
     id="jacot.neuron_decomposition_gram",
-    document="jacot",
     title="The Gram matrix as a sum over neurons (the bias term is missing in print)",
     label="l.93 (L3)",
     section="2.2",
@@ -358,7 +354,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 gamma = Claim(
     id="jacot.gamma_p_scaling",
-    document="jacot",
     title="The suggested gamma_p: |sigma(A_p)|_op^2 = |K_p|_op, not |K_p|_op^2",
     label="l.200 (T4e)",
     section="3.1",

@@ -47,7 +47,6 @@ def _H_along(Y, p):
 # H3/H4: Hamilton's equations are those of eq. (1)
 equations = Claim(
     id="jacot.hamilton_equations",
-    document="jacot",
     title="The critical-point dynamics of (A_p, B_p) are Hamilton's equations of H",
     label="eq. (1)",
     section="2.4",
@@ -138,7 +137,6 @@ def _(p):
 # H5: conservation of H along the path
 conservation = Claim(
     id="jacot.hamiltonian_conservation",
-    document="jacot",
     title="The Hamiltonian of a representation geodesic is constant in p",
     label="eq. (1), conservation",
     section="2.4",
@@ -223,7 +221,6 @@ def _(p):
 # P10 / E1: growth of the weight norm along a critical path
 growth = Claim(
     id="jacot.weight_norm_growth",
-    document="jacot",
     title="Along a critical path the weight norm grows by the integrated bias norm (factor 2 missing)",
     label="Prop 10",
     section="A.3",
@@ -305,7 +302,6 @@ def _(p):
 # eq. (2): H = kinetic + potential when the image condition holds (T0, T0b)
 energies = Claim(
     id="jacot.hamiltonian_energies",
-    document="jacot",
     title="Under the image condition H is kinetic plus potential energy, eq. (2)",
     label="eq. (2)",
     section="3.1",
@@ -390,7 +386,6 @@ def _(p):
 # Theorem 4, identity (T4a): holds for ANY (A, B) with A' := Lt (B K - A)
 thm4 = Claim(
     id="jacot.theorem4_identity",
-    document="jacot",
     title="Theorem 4's gamma-identity for the Hamiltonian",
     label="Thm 4",
     section="3.1",

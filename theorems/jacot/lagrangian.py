@@ -36,7 +36,6 @@ def _cond(S):
 # L1: minimal-norm weights
 minimal = Claim(
     id="jacot.minimal_norm_weights",
-    document="jacot",
     title="The minimal-norm weights realising a path are W = (Lt A + A') sigma(A)^+",
     label="l.77-81",
     section="2.2",
@@ -121,7 +120,6 @@ def _(p):
 # L2: the K-norm
 knorm = Claim(
     id="jacot.k_norm",
-    document="jacot",
     title="|M sigma(A)^+|_F^2 = Tr[M K^+ M^T], with +inf when Im M^T is not in Im K",
     label="l.83-87",
     section="2.2",
@@ -189,7 +187,6 @@ def _(p):
 # L4: three-term split
 split = Claim(
     id="jacot.three_term_split",
-    document="jacot",
     title="Under the image condition the Lagrangian splits into potential, middle and kinetic terms",
     label="l.95-97",
     section="2.2",
@@ -300,7 +297,6 @@ def _(p):
 # L6: the middle term is reparametrisation-invariant
 reparam = Claim(
     id="jacot.middle_term_invariance",
-    document="jacot",
     title="The middle term int <A', A>_K dp is reparametrisation-invariant; the other two are not",
     label="l.101",
     section="2.2",
@@ -426,7 +422,6 @@ def _(p):
 # L8: from A = 0 only constant representations
 zero = Claim(
     id="jacot.zero_representation",
-    document="jacot",
     title="From A_p = 0 only constant representations can follow (K = 1 1^T)",
     label="l.107",
     section="2.2",
@@ -513,7 +508,6 @@ _sym_params = [
 
 rangesym = Claim(
     id="jacot.range_symmetry",
-    document="jacot",
     title="Stretching the range to [0, c] with W'_q = W_{q/c}/c and leak Lt/c stretches the path; norm / c",
     label="§2.1, Integration range",
     section="2.1",
@@ -609,7 +603,6 @@ def _(p):
 # S4/S5: output scaling (no bias)
 outscale = Claim(
     id="jacot.output_scaling",
-    document="jacot",
     title="Without bias, Lt -> Lt + c scales the path by e^{-cp}",
     label="§2.1, Output scaling",
     section="2.1",

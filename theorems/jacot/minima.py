@@ -119,7 +119,6 @@ def _srank(A):
 # P1c: continuity of the stable rank vs the COI
 cont = Claim(
     id="jacot.coi_discontinuity",
-    document="jacot",
     title="The stable rank |A|_*^2/|A|_F^2 is continuous (A != 0); the cost of identity is not",
     label="l.128 (P1c)",
     section="2.3",
@@ -235,7 +234,6 @@ def _(p):
 # P2 (Prop 6): stable minima
 stable = Claim(
     id="jacot.stable_minima",
-    document="jacot",
     title="Stable local minima of the COI are non-negative and have COI with bias = COI without bias = rank",
     label="Prop 2 (Prop 6)",
     section="2.3, A.1",
@@ -405,7 +403,6 @@ def _(p):
 # P3 (Prop 7): constant-COI path
 path = Claim(
     id="jacot.constant_coi_path",
-    document="jacot",
     title="For w > N(N+1), a constant-COI path leads from any non-non-negative A to a point with a zero row",
     label="Prop 3 (Prop 7)",
     section="2.3, A.1",
@@ -529,7 +526,6 @@ def _(p):
 # M1, M2, M3, E22: the ODE, its discretisation and the objective
 disc = Claim(
     id="jacot.leaky_discretisation",
-    document="jacot",
     title="The leaky ResNet ODE and its discretisation: D1 with rho = 1/L converges at O(1/L), the printed rho = 1 recursion does not",
     label="l.31-47 (M1-M3)",
     section="2",
@@ -679,7 +675,6 @@ def _(p):
 # H1: the momenta and their backward equation
 mom = Claim(
     id="jacot.momentum_backward_equation",
-    document="jacot",
     title="The momenta B_p = -1/lambda dC/dA_p: terminal value and backward ODE",
     label="l.148-150 (H1)",
     section="2.4",
@@ -801,7 +796,7 @@ def _(p):
 # ---------------------------------------------------------------------------
 # Remarks, citations and experiments: registered with notes (no verdict computed here).
 def _remark(id, title, label, lines, statement, status, notes, catalogue, covers, section):
-    return Claim(id=id, document="jacot", title=title, label=label, section=section, equation=label,
+    return Claim(id=id, title=title, label=label, section=section, equation=label,
                  lines=lines, statement=statement, status=status, params=[], notes=notes,
                  catalogue=catalogue, covers=covers)
 

@@ -42,7 +42,6 @@ def _kept_cond(S):
 # E10: B_p = Lt^-1 W_p (sigma(A_p)^+)^T, not Lt^-1 W_p sigma(A_p)^+
 transpose = Claim(
     id="jacot.erratum_momentum_transpose",
-    document="jacot",
     title="The momentum from the weights: B_p = Lt^-1 W_p (sigma(A_p)^+)^T (the transpose is missing in print)",
     label="l.174 (E10)",
     section="3.1",
@@ -116,7 +115,6 @@ def _(p):
 # E11: the gamma-stable potential energy is -Lt/2 |A|^2_{K+gI}
 potsign = Claim(
     id="jacot.erratum_gamma_potential_sign",
-    document="jacot",
     title="The gamma-stable potential energy is -Lt/2 |A_p|^2_{K_p+gI} (sign lost in print)",
     label="l.180 (E11)",
     section="3.1",
@@ -169,7 +167,6 @@ def _(p):
 # E7: the last lines of the rate-bound proof
 chain = Claim(
     id="jacot.erratum_thm4_proof_chain",
-    document="jacot",
     title="Thm 8 proof, step (3): |A'|_G/Lt <= sqrt(X + g c^2) + sqrt(g) c <= sqrt(X) + 2 sqrt(g) c",
     label="Thm 8 proof (E7)",
     section="A.2",
@@ -221,7 +218,6 @@ def _(p):
 # E9: Prop 9's perturbation, (i) t^2 in the top-left block, (iv) c_0 with the bias
 prop9 = Claim(
     id="jacot.erratum_prop9_perturbation",
-    document="jacot",
     title="Prop 9's proof: the top-left block carries t(p)^2, and with the bias c_0 = |[a]_-|^2 - 1",
     label="Prop 9 proof (E9)",
     section="A.2",
@@ -305,7 +301,6 @@ def _(p):
 # E13: the rescaled leak is Lt/c (not 2 Lt)
 leak = Claim(
     id="jacot.erratum_range_leak",
-    document="jacot",
     title="Stretching the range to [0, c] rescales the leak to Lt/c (printed: '2 Lt')",
     label="l.65 (E13)",
     section="2.1",
@@ -360,7 +355,6 @@ def _(p):
 # E20: the COI is the SQUARED norm of the smallest W with W sigma(A) = A
 squared = Claim(
     id="jacot.erratum_coi_squared",
-    document="jacot",
     title="The cost of identity is the squared Frobenius norm of the smallest W with W sigma(A) = A",
     label="l.99 (E20)",
     section="2.2",
@@ -438,7 +432,6 @@ def _(p):
 # E21: Prop 1 needs the infinity convention
 p1hyp = Claim(
     id="jacot.erratum_prop1_image_hypothesis",
-    document="jacot",
     title="Prop 1 holds only with the +inf convention (Im A^T in Im sigmabar(A)^T); with a plain pinv it fails",
     label="Prop 1 (E21)",
     section="2.3",
@@ -499,7 +492,6 @@ def _(p):
 # E22: the per-layer leak of the discrete analogue is Lt/L (l.43 has rho = 1)
 perlayer = Claim(
     id="jacot.erratum_leak_per_layer",
-    document="jacot",
     title="The discrete analogue of the leaky ODE has per-layer leak Lt/L (D1, rho = 1/L), not Lt (l.43)",
     label="l.43 (E22)",
     section="2",

@@ -103,7 +103,6 @@ def _bound_outcome(p, excess, message, n_out=50, **extra):
 # T4b: eq. (3)
 eq3 = Claim(
     id="jacot.theorem4_hamiltonian_gap",
-    document="jacot",
     title="Eq. (3): the Hamiltonian and the gamma-stable Hamiltonian differ by O(sqrt(gamma) c)",
     label="Thm 4, eq. (3)",
     section="3.1",
@@ -175,7 +174,6 @@ def _(p):
 # T4c: the rate bound (E7, E8)
 rate = Claim(
     id="jacot.theorem4_rate",
-    document="jacot",
     title="The speed |A'|_{K+gI} is Lt times the extra-COI up to 2 Lt sqrt(gamma) c (needs sqrt(max(X, 0)))",
     label="Thm 4, rate bound",
     section="3.1",
@@ -273,7 +271,6 @@ def _(p):
 # T4d: eq. (4)
 eq4 = Claim(
     id="jacot.theorem4_min_coi",
-    document="jacot",
     title="Eq. (4): -2H/Lt is within the path length of the minimal gamma-COI",
     label="Thm 4, eq. (4)",
     section="3.1",
@@ -380,7 +377,6 @@ def _xneg_repro():
 # T4e: p-dependent gamma_p = gamma_0 |sigma(A_p)|_op^2 (= gamma_0 |K_p|_op, E2 in jacot.gamma_p_scaling)
 vargamma = Claim(
     id="jacot.theorem4_variable_gamma",
-    document="jacot",
     title="Theorem 4's pointwise bounds hold with a p-dependent gamma_p",
     label="l.200 (T4e)",
     section="3.1",
@@ -451,7 +447,7 @@ def _(p):
 
 # ---------------------------------------------------------------------------
 # Heuristic / empirical remarks: registered without a numeric verdict (need trained networks, BN1/R3).
-_HEUR = dict(document="jacot", section="3.1", params=[])
+_HEUR = dict(section="3.1", params=[])
 
 balanced_size = Claim(
     id="jacot.gamma_p_balance_heuristic", title="gamma_p |B_p|^2 stays roughly constant over the layers",
@@ -493,7 +489,6 @@ bn_rank = Claim(
 # P5 (Prop 9): gap (E9)
 prop5 = Claim(
     id="jacot.prop5_nonnegative_limit",
-    document="jacot",
     title="Slow layers of limiting minima are non-negative (proof complete only without the bias)",
     label="Prop 5 (Prop 9)",
     section="3.1, A.2",

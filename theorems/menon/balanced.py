@@ -59,7 +59,6 @@ def _numerical_rank(J, expected=None):
 # 1. E1: the sign of G
 sign = Claim(
     id="menon.balanced_sign_convention",
-    document="menon",
     title="The sign of G in (4.8) contradicts the definition (4.2)-(4.3) of M_G",
     label="E1 (eqs. (4.2), (4.8))",
     section="4.1-4.2",
@@ -174,7 +173,6 @@ def _validate_zeros(p):
 
 svals = Claim(
     id="menon.equal_singular_values",
-    document="menon",
     title="On the balanced variety all layers have the same singular values (hence rank)",
     label="Sec. 4.1 (B2)",
     section="4.1",
@@ -277,7 +275,6 @@ def _(p):
 # 3. B3: the dimension (4.6)
 dim = Claim(
     id="menon.balanced_dimension",
-    document="menon",
     title="The balanced manifold M has dimension d^2 + (N-1)d(d-1)/2",
     label="(4.6) (B3)",
     section="4.1",
@@ -460,7 +457,6 @@ def _(p):
 # 4. Theorem 1(b): the end-to-end equation (4.9) for any G
 e2e = Claim(
     id="menon.end_to_end_any_g",
-    document="menon",
     title="The end-to-end matrix obeys (4.9) on every G-balanced variety",
     label="Thm 1(b)",
     section="4.2, 7.1",
@@ -589,7 +585,6 @@ def _(p):
 # 5. B-GD: finite-step gradient descent and the balance
 gd = Claim(
     id="menon.gd_balance_drift",
-    document="menon",
     title="Gradient descent moves C_p by exactly eta^2 (D_{p+1}^T D_{p+1} - D_p D_p^T) per step",
     label="B-GD (catalogue §5.2)",
     section="4.2 (derived)",
@@ -807,7 +802,6 @@ def _validate_sde(p):
 
 sde = Claim(
     id="menon.ambient_noise_balance",
-    document="menon",
     title="Isotropic Ito noise: E dC_p = sigma^2 (d_{p+1} - d_{p-1}) I dt, while C_p itself diffuses",
     label="B-SDE (catalogue §2.2)",
     section="4.2, 13.4 (derived)",
@@ -1002,7 +996,6 @@ def _(p):
 # 7. Remark 8: the Simons cone
 cone = Claim(
     id="menon.simons_cone",
-    document="menon",
     title="For d = N = 2 the balanced manifold is 5-dimensional inside the Simons cone, which is minimal",
     label="Remark 8",
     section="4.4",
@@ -1140,7 +1133,6 @@ def _(p):
 # 8. Remark 9 and E10: Bures-Wasserstein
 bw = Claim(
     id="menon.bures_wasserstein",
-    document="menon",
     title="N = 2 on V = {W_2 = W_1^T}: the submersion metric g^2 is twice the Bures-Wasserstein metric",
     label="Remark 9; E10",
     section="4.4",

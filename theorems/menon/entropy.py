@@ -120,7 +120,6 @@ def _poly_det(M):
 # menon.entropy_formula (Thm 10)
 entropy_formula = Claim(
     id="menon.entropy_formula",
-    document="menon",
     title="Entropy formula: the volume of the fibre O_W is c_d^{N-1} sqrt(van(Σ²)/van(Σ^{2/N}))",
     label="Thm 10",
     section="6.2, 8",
@@ -353,7 +352,6 @@ def _volume_Od(d):
 
 orbit_volume_constant = Claim(
     id="menon.orbit_volume_constant",
-    document="menon",
     title="The constant c_d of the entropy formula is the Frobenius-Riemannian volume of O_d",
     label="Thm 10 (c_d)",
     section="6.2",
@@ -493,7 +491,6 @@ def _density_tolerance(sig, N, condM, condA):
 
 volume_form = Claim(
     id="menon.volume_form",
-    document="menon",
     title="Volume form of (M_d, g^N) in SVD coordinates",
     label="Thm 11",
     section="6.2",
@@ -703,7 +700,6 @@ def monotone_outcome(p, S=_S_printed):
 
 entropy_monotone = Claim(
     id="menon.entropy_monotone",
-    document="menon",
     title="The orbit entropy increases in every singular value",
     label="Def 12 (note)",
     section="6.3",
@@ -792,7 +788,6 @@ def _ray(a):
 
 free_energy_minimisers = Claim(
     id="menon.free_energy_minimisers",
-    document="menon",
     title="Free-energy minimisers S_β for the d = 2 matrix-completion energy (14.1)",
     label="Def 12, OP 14.2",
     section="6.3, 14.2",

@@ -39,7 +39,6 @@ def _validate(p):
 
 claim = Claim(
     id="menon.balanced_invariance",
-    document="menon",
     title="G-balanced varieties are invariant under the gradient flow of E∘φ",
     label="Thm 1(a)",
     section="4.2, 7.1",

@@ -125,7 +125,6 @@ def _paths_param(default, lo=50, hi=20_000):
 # G10.1  Langevin equation, Fokker-Planck, Gibbs measure
 gibbs = Claim(
     id="menon.langevin_gibbs",
-    document="menon",
     title="The Gibbs density is stationary for the Fokker-Planck equation of the Langevin SDE",
     label="G10.1",
     section="10.2",
@@ -232,7 +231,6 @@ def _gibbs_half_noise(p):
 # G10.2  Laplace-Beltrami operator and the Ito drift of Brownian motion in coordinates
 lb = Claim(
     id="menon.laplace_beltrami_drift",
-    document="menon",
     title="Brownian motion on (N, h) in coordinates: the Ito drift is beta^{-1} Laplace-Beltrami of x^i",
     label="G10.2",
     section="10.3",
@@ -352,7 +350,6 @@ def _lb_no_sqrtdet(p):
 # G11.1  Dyson Brownian motion: well-posedness for beta >= 1
 dyson = Claim(
     id="menon.dyson_well_posedness",
-    document="menon",
     title="Dyson Brownian motion (11.1) stays in the Weyl chamber when beta >= 1",
     label="G11.1",
     section="11.1",
@@ -517,7 +514,6 @@ def _mean_curvature(x, U, real=False):
 
 thm15 = Claim(
     id="menon.dyson_tangential_normal",
-    document="menon",
     title="Dyson BM as eigenvalues of orbit-tangential plus damped normal noise on Her_d (Huang-Inauen-Menon)",
     label="Thm 15",
     section="11.1",
@@ -667,7 +663,6 @@ def _thm15_reproduction(p):
 # R16  entropy of isospectral orbits
 entropy = Claim(
     id="menon.isospectral_entropy",
-    document="menon",
     title="log vol(O_x) = 2 log van(x) + C_d, and (11.1) is dx = (1/2) grad S dt + sqrt(2/beta) dW",
     label="Remark 16",
     section="11.1",
@@ -790,7 +785,6 @@ def _entropy_logvan(p):
 # R17  anisotropic RLE with a loss; kappa = 0 is gradient descent of the free energy
 rle = Claim(
     id="menon.anisotropic_rle",
-    document="menon",
     title="Anisotropic RLE on Her_d projects to dx = -grad F_beta dt + sqrt(2 kappa/beta) dW",
     label="Remark 17",
     section="11.1",
@@ -888,7 +882,6 @@ def _rle_full_noise(p):
 # G11.2  the sphere: tangential noise moves spheres by -1/2 mean curvature
 sphere = Claim(
     id="menon.sphere_mean_curvature",
-    document="menon",
     title="dm = P_m dW moves |m| by r' = (d-1)/(2r): minus one half the mean curvature of the sphere",
     label="G11.2",
     section="11.2",

@@ -195,7 +195,6 @@ def _validate_zeros(p):
 
 end_to_end = Claim(
     id="menon.end_to_end_balanced",
-    document="menon",
     title="On the balanced manifold the end-to-end matrix obeys the closed equation (4.11)",
     label="Thm 2",
     section="4.2, 7.1.3",
@@ -371,7 +370,6 @@ def _(p):
 # menon.partial_product_svd  (E3: (7.11) off by one)
 partial = Claim(
     id="menon.partial_product_svd",
-    document="menon",
     title="Partial products on the balanced manifold in SVD form (proof of Thm 2)",
     label="(7.11), E3",
     section="7.1.3",
@@ -508,7 +506,6 @@ def _W_Z(p, k=1):
 
 transpose = Claim(
     id="menon.a_operator_transpose",
-    document="menon",
     title="Transpose rule for A_{N,W}; A is Frobenius self-adjoint and positive definite, so (4.17) holds",
     label="A1, E4",
     section="4.3",
@@ -693,7 +690,6 @@ def _energy_grad(W, Y):
 
 gradient = Claim(
     id="menon.riemannian_gradient",
-    document="menon",
     title="The Riemannian gradient of E for g^N is A_{N,W}(E'(W))",
     label="A2, E5",
     section="4.3",
@@ -762,7 +758,6 @@ def _(p):
 # menon.riemannian_gradient_flow  (Thm 3)
 flow = Claim(
     id="menon.riemannian_gradient_flow",
-    document="menon",
     title="(4.11) is the Riemannian gradient flow of E on (M_r, g^N): dissipation and rank preservation",
     label="Thm 3",
     section="4.3",
@@ -910,7 +905,6 @@ def _validate_spectrum(p):
 
 spectrum = Claim(
     id="menon.a_operator_spectrum",
-    document="menon",
     title="A_{N,W} is diagonal in the SVD frame with eigenvalues (7.13)-(7.14); symmetric positive definite",
     label="Lemma 1",
     section="7.2",
@@ -1036,7 +1030,6 @@ def _(p):
 # menon.metric_coordinates  (E8: (7.15))
 coords = Claim(
     id="menon.metric_coordinates",
-    document="menon",
     title="g^N in singular-value coordinates",
     label="(7.15), E8",
     section="7.2",
@@ -1133,7 +1126,6 @@ def _validate_limit(p):
 
 limit = Claim(
     id="menon.infinite_depth_limit",
-    document="menon",
     title="(1/N) A_{N,W} -> A_{inf,W}, diagonal in the SVD frame with eigenvalues (14.8)-(14.9)",
     label="Lemma 3",
     section="14.3",
@@ -1305,7 +1297,6 @@ def _validate_entropy(p):
 
 entropy = Claim(
     id="menon.infinite_depth_entropy",
-    document="menon",
     title="Infinite-depth entropy: the limit of differences of the Thm 10 entropies",
     label="(14.11), E16",
     section="14.3",

@@ -109,7 +109,6 @@ def _cond(M) -> float:
 # M1  the caricature loss (2.1) for the DLN is E∘φ
 caricature = Claim(
     id="menon.caricature_loss",
-    document="menon",
     title="The quadratic data loss (2.1) of the DLN is E∘φ, with gradient (3.6) for E'(W) = 2/n (WX-Y)X^T",
     label="(2.1)-(2.2), Sec. 3.2",
     section="2, 3.2",
@@ -248,7 +247,6 @@ ENERGIES = {"quadratic": (0.0, False), "quartic": (0.5, False), "completion": (0
 
 gradient = Claim(
     id="menon.dln_gradient",
-    document="menon",
     title="Gradient of the lifted loss: ∇_{W_p} E(W_N⋯W_1) = (W_N⋯W_{p+1})^T E'(W) (W_{p-1}⋯W_1)^T",
     label="(3.6), (7.5)",
     section="3.1, 7.1.1",
@@ -398,7 +396,6 @@ def _m2_no_transposes(p):
 # M3  line 148: the fibre of φ (erratum E19)
 fibre = Claim(
     id="menon.fibre_dimension",
-    document="menon",
     title="Overparametrization: the representations of f = W form a manifold of dimension (N-1)d², not 'Nd² choices'",
     label="Sec. 3.2",
     section="3.2",
@@ -576,7 +573,6 @@ def _m3_zero(p):
 # M4  matrix completion (3.8) is degenerate
 completion = Claim(
     id="menon.matrix_completion_degenerate",
-    document="menon",
     title="Matrix completion (3.8) is degenerate: E is minimised (E = 0) exactly on the affine space S",
     label="(3.8), Sec. 3.2",
     section="3.2",
@@ -696,7 +692,6 @@ def _m4_full(p):
 # M5  E∘φ is not Morse (line 162)
 morse = Claim(
     id="menon.not_morse",
-    document="menon",
     title="E∘φ is not a Morse function: its Hessian at a minimiser has (N-1)d² zero eigenvalues",
     label="Sec. 3.2",
     section="3.2",
@@ -819,7 +814,6 @@ POINTS = ("random", "zero", "diag")
 
 thin = Claim(
     id="menon.thin_gradients",
-    document="menon",
     title="Thin gradients: the gradients of E∘φ at W span rank Dφ(W) ≤ d² dimensions (= d² when nondegenerate)",
     label="Remark 5",
     section="4.4",
@@ -940,7 +934,6 @@ def _thin_reproduction(p):
 # R6  Remark 6: the parameter count
 count = Claim(
     id="menon.parameter_count",
-    document="menon",
     title="Group orbits: (N-1)d² free parameters, (N-1)d(d+1)/2 fixed by G, the rest an orbit of dimension (N-1)dim St_{r,d}",
     label="Remark 6",
     section="4.4",
@@ -1081,7 +1074,6 @@ def _count_reproduction(p):
 # R7  Remark 7: (4.23) and the N = 2 identity
 norm = Claim(
     id="menon.norm_identity",
-    document="menon",
     title="Remark 7: |W_{p+1}|² = |W_p|² - Tr G_p (4.23), and |W_2W_1|² = Tr K² - Tr GK for N = 2",
     label="Remark 7",
     section="4.4",
@@ -1174,7 +1166,6 @@ def _norm_flipped(p):
 # K3  (14.3)-(14.4): a rank-one variety in the zero set of (14.1)
 rankone = Claim(
     id="menon.rank_one_zero_set",
-    document="menon",
     title="The matrices [[1, a], [1/a, 1]] are rank one and minimise the completion energy (14.1)",
     label="(14.3)-(14.4), Fig. 9.5",
     section="14.1",

@@ -124,7 +124,6 @@ def _validate_polar(p):
 
 polar_svd = Claim(
     id="menon.polar_svd",
-    document="menon",
     title="Polar factorisation and its relation to the SVD",
     label="(5.1)-(5.4)",
     section="5.1",
@@ -321,7 +320,6 @@ def _g_scale_param():
 
 polar_parametrisation = Claim(
     id="menon.polar_parametrisation",
-    document="menon",
     title="Right-to-left polar parametrisation r of M_G (negative definite G_p)",
     label="(5.5)-(5.9)",
     section="5.2",
@@ -422,7 +420,6 @@ def _lr_outcome(p, sign=+1.0):
 
 left_to_right = Claim(
     id="menon.left_to_right_parametrisation",
-    document="menon",
     title="Left-to-right polar parametrisation of M_G (positive definite G_p)",
     label="(5.11)-(5.12)",
     section="5.2",
@@ -466,7 +463,6 @@ def _(p):
 # P3: scalar conic sections (5.10)
 scalar_conics = Claim(
     id="menon.scalar_conics",
-    document="menon",
     title="d = 1: the G-balanced varieties are hyperbolas and gradient-flow trajectories stay on them",
     label="(5.10), Fig. 9.1",
     section="5.2, 9",
@@ -697,7 +693,6 @@ def _svd_instance(p):
 
 svd_parametrisation = Claim(
     id="menon.svd_parametrisation",
-    document="menon",
     title="SVD parametrisation z of the balanced manifold M; W = Q_N Sigma Q_0^T",
     label="(5.13)-(5.17)",
     section="5.3",
@@ -901,7 +896,6 @@ def _rank_parts(p, printed=False):
 
 rank_deficient_svd = Claim(
     id="menon.rank_deficient_svd",
-    document="menon",
     title="Rank-deficient SVD parametrisation z_r of M_r",
     label="(5.18)-(5.20)",
     section="5.4",

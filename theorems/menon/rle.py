@@ -59,7 +59,6 @@ def _pred_grad_S(lam, Qs, N, factor=1.0):
 # 1. principle (2): grad(S o phi) is (minus) the mean curvature of the fibre
 mean_curv = Claim(
     id="menon.mean_curvature_principle",
-    document="menon",
     title="The gradient of S∘φ is minus the mean curvature of the fibre (principle (2), sign corrected)",
     label="G12.1 principle (2)",
     section="12.1",
@@ -211,7 +210,6 @@ def _(p):
 # 2. principle (3): BM upstairs does NOT project to BM downstairs unless fibres are minimal
 bm_proj = Claim(
     id="menon.bm_projection_principle",
-    document="menon",
     title="Brownian motion on (M, g) projects to a diffusion with generator β⁻¹(Δ_h + <∇S, ∇·>), not to BM",
     label="G12.1 principle (3)",
     section="12.1",
@@ -322,7 +320,6 @@ def _(p):
 # 3. RLE generator: sphere with kappa = 0, E = 0
 rle_gen = Claim(
     id="menon.rle_generator",
-    document="menon",
     title="RLE with κ=0: tangential noise upstairs gives deterministic gradient flow of -β⁻¹S downstairs",
     label="G12.1b",
     section="12.1",
@@ -430,7 +427,6 @@ def _(p):
 # 4. Theorem 18: Brownian motion on (M_d, g^N)
 thm18 = Claim(
     id="menon.dln_brownian_motion",
-    document="menon",
     title="Brownian motion on (M_d, g^N): Laplace-Beltrami drift (1/β) Q_N Σ'' Q_0^T, noise √eig(A) conjugated",
     label="Thm 18",
     section="12.2",
@@ -579,7 +575,6 @@ def _(p):
 # 5. the entropy gradient (12.8), (12.13)
 ent_grad = Claim(
     id="menon.entropy_gradient",
-    document="menon",
     title="grad_{g^N} S = A_{N,W}(∇_F S) = Q_N Σ' Q_0^T with Σ' of (12.8)",
     label="G18",
     section="12.2",
@@ -669,7 +664,6 @@ def _(p):
 # 6. bounded repulsion (derived)
 bounded = Claim(
     id="menon.bounded_repulsion",
-    document="menon",
     title="The 'Coulombic repulsion' of Σ' is bounded: its pair term tends to (N-1)/2 λ_k^{N-2} at coincidence",
     label="G18-note",
     section="12.2",
@@ -752,7 +746,6 @@ def _(p):
 # 7. effective-rank jumps (empirical, cited)
 Claim(
     id="menon.effective_rank_jumps",
-    document="menon",
     title="Effective rank of W(t) in matrix completion drops through sudden jumps (numerics of [14])",
     label="D13.3",
     section="13.3",
@@ -774,7 +767,6 @@ Claim(
 # 8. random initial conditions are unbalanced
 unbal = Claim(
     id="menon.random_init_unbalanced",
-    document="menon",
     title="A random initial condition lies on the balanced manifold with probability zero",
     label="D13.4",
     section="13.4",
@@ -863,7 +855,6 @@ def _(p):
 # 9. Section 14.1: d = 2 matrix completion
 mc = Claim(
     id="menon.matrix_completion_clustering",
-    document="menon",
     title="d=2 matrix completion: end-to-end flow from small random inits reaches rank-one limits near [[1,±1],[±1,1]]",
     label="OP14.1",
     section="14.1",

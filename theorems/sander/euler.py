@@ -180,7 +180,6 @@ def _validate_euler(p):
 
 claim = Claim(
     id="sander.euler_error_bound",
-    document="sander",
     title="A ResNet is the Euler scheme of any interpolating neural ODE: error <= (e^L-1) C_N/(2NL)",
     label="Prop 2.2",
     section="2.3.1, App 2.A.1",
@@ -355,7 +354,6 @@ def _fit_slope(Ns, errs):
 # C2.2: backprop (2.3) is the Euler discretisation of the adjoint (2.4)
 backprop = Claim(
     id="sander.backprop_euler_adjoint",
-    document="sander",
     title="Backpropagation through a scaled ResNet is the Euler scheme of the adjoint ODE",
     label="(2.3)-(2.4)",
     section="2.2",
@@ -441,7 +439,6 @@ def _(p):
 # C2.6: the two non-smooth counterexamples (and a nonlinear one)
 gap = Claim(
     id="sander.euler_nonsmooth_gap",
-    document="sander",
     title="Without smoothness in depth a ResNet stays at distance O(1) from its interpolating neural ODE",
     label="Prop 2.2, Implication",
     section="2.3.1",
@@ -563,7 +560,6 @@ def _(p):
 # C2.7: i.i.d. weights -- random cancellation
 iid = Claim(
     id="sander.euler_iid_cancellation",
-    document="sander",
     title="'C_N/N = O(1)' is a bound: with i.i.d. weights the ResNet-ODE gap still decays (random cancellation)",
     label="Prop 2.2, Implication (nuance)",
     section="2.3.1",
@@ -627,7 +623,6 @@ def _(p):
 # C2.3 / E19: Definition 2.1 asks for smoothness the examples do not have
 interp = Claim(
     id="sander.smooth_interpolation_definition",
-    document="sander",
     title="Def 2.1: the residual and weight interpolations are only Lipschitz in s; Prop 2.2 holds with an ess-sup",
     label="Def 2.1, Prop 2.2",
     section="2.3.1",

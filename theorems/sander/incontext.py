@@ -27,7 +27,6 @@ from solvers.fd import gradient_with_error
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
-DOC = "sander"
 
 
 def _torus(d, N):
@@ -57,7 +56,6 @@ def _corrected_68(C, p, T):
 
 quad = Claim(
     id="sander.incontext_quadratic_loss",
-    document=DOC,
     title="The plain-token loss is a quadratic form in (C, p) -- with the p_{T-1}^2 |C|_F^2 term counted once",
     label="Prop 6.8",
     section="6.5.1",
@@ -139,7 +137,6 @@ def _(p):
 # Prop 6.7
 zero = Claim(
     id="sander.incontext_unitary_zero_loss",
-    document=DOC,
     title="Unitary contexts: zero loss iff P_{T-1} = p_T e_T, C diagonal with p_T C_ii = 1 (so H >= d heads)",
     label="Prop 6.7",
     section="6.5.1",
@@ -215,7 +212,6 @@ def _block_C(delta, b, scale=1.0):
 
 orth = Claim(
     id="sander.incontext_orthogonal_zero_loss",
-    document=DOC,
     title="Orthogonal contexts: zero loss for p = (.., q, 1), C = diag(J_b), b = -q/(1+q); rank delta iff q = -1/2",
     label="Lemma 6.10, Prop 6.11",
     section="6.5.2",
@@ -316,7 +312,6 @@ def _pe_H_formula(T, mu):
 
 pe = Claim(
     id="sander.incontext_pe_conditioning",
-    document=DOC,
     title="PE-only attention: the loss (6.7) has quadratic-form matrix sinc(4 pi (t'-t)/mu), ill-conditioned as mu grows",
     label="Prop 6.12",
     section="6.5.3",
@@ -448,7 +443,6 @@ def _gd_mismatch(d, T, s0, seed, eta=0.3):
 
 gd = Claim(
     id="sander.incontext_gd_step",
-    document=DOC,
     title="Augmented linear Transformer: the optimum is one GD step with eta* = sum T / sum (T^2 + (d-1)T) -- only "
           "for s_0 = W^-1 s_1, and then the step is on a loss that includes t = 0",
     label="Props 6.4, 6.5 (6.14), Lemma 6.13",
@@ -576,7 +570,6 @@ def _(p):
 # Remark 1 realification
 real = Claim(
     id="sander.incontext_realification",
-    document=DOC,
     title="Realification of a unitary matrix is a rotation with spectrum Sp(W_U) and its conjugate",
     label="Remark 1",
     section="6.3",
@@ -641,7 +634,6 @@ def _(p):
 # Prop 6.9 scalar gradient flow
 sgf = Claim(
     id="sander.incontext_scalar_flow",
-    document=DOC,
     title="Gradient flow on (pab - 1)^2 from |pab - 1| < 1 converges to pab = 1",
     label="Prop 6.9",
     section="6.5.1",
@@ -705,7 +697,6 @@ def _(p):
 # ===========================================================================
 experiments = Claim(
     id="sander.incontext_experiments",
-    document=DOC,
     title="In-context AR experiments: GPT-2 embeddings, GD vs linear layers, Figs 6.3-6.10",
     label="Figs 6.3-6.10",
     section="6.6",

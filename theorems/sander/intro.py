@@ -31,7 +31,6 @@ def _slopes(Ns, es):
 # I1: backprop (1.5)
 bp = Claim(
     id="sander.intro_backprop",
-    document="sander",
     title="Backpropagation (1.5) for x_{n+1} = x_n + f(x_n, theta_n)",
     label="(1.5)",
     section="1.1",
@@ -117,7 +116,6 @@ def _(p):
 # I3: Prop 1.1, erratum E7
 p11 = Claim(
     id="sander.intro_prop11",
-    document="sander",
     title="Prop 1.1: theta_n = Theta(n/N) smooth gives |X(n/N) - x_n| = O(1/N) -- needs f globally Lipschitz",
     label="Prop 1.1",
     section="1.2",
@@ -214,7 +212,6 @@ def _(p):
 # I5: Prop 1.3 (informal small-loss), with E1
 p13 = Claim(
     id="sander.intro_prop13",
-    document="sander",
     title="Prop 1.3: small initial loss keeps linear-ResNet weights in the 1/2-ball and C/N-smooth in depth",
     label="Prop 1.3 (= Prop 2.4 informally)",
     section="1.2.1",
@@ -296,7 +293,6 @@ def _(p):
 # I8: topology (Fig 1.9)
 topo = Claim(
     id="sander.intro_topology",
-    document="sander",
     title="A first-order ODE (and a ResNet step with Lip f < N) preserves order in 1-d; learning x -> -x/2 needs Lip f >= N",
     label="Fig 1.9 (= Fig 2.1)",
     section="1.2",
@@ -360,7 +356,6 @@ def _(p):
 # I6: 1.5x slower training of the adjoint method
 mem = Claim(
     id="sander.intro_adjoint_cost",
-    document="sander",
     title="The memory-free discrete adjoint trains about 1.5 times slower",
     label="Sec 1.2.1",
     section="1.2.1",
@@ -392,7 +387,6 @@ def _(p):
 # I4: Prop 1.2 (= Prop 2.2 for L > 0)
 p12 = Claim(
     id="sander.intro_prop12",
-    document="sander",
     title="Prop 1.2: |x_n - X(n/N)| <= (e^L - 1) C_N / (2 N L) with C_N = sup |d_s phi + d_x phi[phi]|",
     label="Prop 1.2 (= Prop 2.2)",
     section="1.2.1",
@@ -476,7 +470,6 @@ def _(p):
 # I2: continuous adjoint (1.7)
 adj = Claim(
     id="sander.intro_adjoint",
-    document="sander",
     title="Continuous adjoint (1.7): d/ds grad_X = -d_X f^T grad_X, grad_Theta = int d_Theta f^T grad_X ds",
     label="(1.7)",
     section="1.1",

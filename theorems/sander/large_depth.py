@@ -91,7 +91,6 @@ TRAIN_PARAMS = [
 # 1. Backprop (3.13)-(3.16), erratum E8
 backprop = Claim(
     id="sander.resnet_backprop",
-    document="sander",
     title="Backpropagation for the general ResNet (3.12): transpose in (3.13), p_k (not p_{k-1}) in (3.15)",
     label="(3.13)-(3.16)",
     section="3.A",
@@ -230,7 +229,6 @@ def _(p):
 # 2. Continuous adjoint (3.44), erratum E9
 adjoint = Claim(
     id="sander.limit_adjoint_sign",
-    document="sander",
     title="Backward ODE of the limit training system: dP/ds = -d_1f^T P (printed: +d_1f P)",
     label="(3.44)",
     section="3.A.5",
@@ -367,7 +365,6 @@ def _(p):
 # 3. Prop 3.2 / Prop 3.12: discretised ODE is O(1/L)-close
 prop32 = Claim(
     id="sander.ode_discretisation",
-    document="sander",
     title="A ResNet whose weights sample Lipschitz V(s), W(s) is O(1/L)-close to the neural ODE (3.6)",
     label="Prop 3.2 (Prop 3.12, Cor 3.13-3.14; intro (1.10)-(1.11))",
     section="3.3, 3.B.2, 3.A.4",
@@ -497,7 +494,6 @@ def _(p):
 # 4. Initialisation: the trivial ODE
 init = Claim(
     id="sander.init_trivial_ode",
-    document="sander",
     title="At initialisation (V_k = 0) the ResNet is the trivial ODE: h_L = h_0 = Ax, F = BAx = 0 when q >= d+d'",
     label="Sec 3.3 (after Prop 3.2); proof of Thm 3.7",
     section="3.3, 3.B.6",
@@ -566,7 +562,6 @@ def _(p):
 # 5. Prop 3.3 (Prop 3.8): bounded weights, O(1/L) consecutive differences during training
 smooth = Claim(
     id="sander.finite_time_smoothness",
-    document="sander",
     title="During training on [0, T], weights stay bounded and consecutive weights stay K/L apart",
     label="Prop 3.3 (Prop 3.8)",
     section="3.4.1, 3.A.1, 3.B.3",
@@ -646,7 +641,6 @@ def _(p):
 # 6. Thm 3.4: uniform large-depth limit of Z^L(s, t), outputs
 limit = Claim(
     id="sander.large_depth_limit",
-    document="sander",
     title="For finite T, Z^L(s,t) = Z_{floor((L-1)s)+1}(t) converges uniformly to a Lipschitz Z(s,t); outputs converge",
     label="Thm 3.4 (Thm 3.15)",
     section="3.4.1, 3.A.3, 3.B.4",
@@ -726,7 +720,6 @@ def _(p):
 # 7. Appendix machinery
 chernoff = Claim(
     id="sander.chernoff_exponent",
-    document="sander",
     title="Matrix Chernoff lower tail in Lemma 3.24: the exponent is (1-t)^2, not (1-t^2)",
     label="Lemma 3.24 (proof), Prop 3.6's delta",
     section="3.C",
@@ -798,7 +791,6 @@ def _(p):
 
 chi2 = Claim(
     id="sander.gaussian_frobenius_tail",
-    document="sander",
     title="P(|W|_F > M_W sqrt(qm)) <= exp(-(M_W^2 - 1) qm / 16) for a Gaussian W, M_W >= sqrt 2",
     label="Lemma 3.23",
     section="3.C",
@@ -846,7 +838,6 @@ def _(p):
 
 pl_ineq = Claim(
     id="sander.pl_proof_inequality",
-    document="sander",
     title="Proof of Prop 3.6: (1 - 2 sqrt2 K/L)^L >= e^{-2 sqrt2 K} is false; (1 - sqrt2 K/L)^L >= e^{-2 sqrt2 K} holds",
     label="Prop 3.6 (proof, (3.51))",
     section="3.B.5",
@@ -918,7 +909,6 @@ def _(p):
 
 frob = Claim(
     id="sander.singular_value_lemma",
-    document="sander",
     title="s_min(A + A') >= s_min(A) - |A'|_F, |AB|_F >= s_min(A)|B|_F (m >= r), |AB|_F >= |A|_F s_min(B) (n >= r)",
     label="Lemma 3.21",
     section="3.C",
@@ -976,7 +966,6 @@ def _(p):
 
 prop39 = Claim(
     id="sander.pl_bounds_operator_norm",
-    document="sander",
     title="Prop 3.9 (i) bounds A, B in the operator norm: |A|_F <= M_A = |A_init|_2 + M fails already at t = 0",
     label="Prop 3.9 (i)",
     section="3.A.2",
@@ -1031,7 +1020,6 @@ def _(p):
 
 th37 = Claim(
     id="sander.long_time_threshold",
-    document="sander",
     title="Thm 3.7's small-target threshold: l(0) <= c3^2 c4^2 / (64 e^{2K} max^2 n^4 q^2) (printed q^3)",
     label="Thm 3.7 (proof)",
     section="3.B.6",
@@ -1102,7 +1090,6 @@ def _(p):
 
 clip = Claim(
     id="sander.clipping_lipschitz_gap",
-    document="sander",
     title="Prop 3.1/3.8 with a clipped flow: the consecutive-difference bound needs Lip(pi) <= 1",
     label="Prop 3.1, Prop 3.8 (proof l.1918)",
     section="3.3, 3.A.1, 3.B.1",
@@ -1127,7 +1114,6 @@ clip = Claim(
 # 8. PL condition (Def 3.5, Prop 3.6): constants and Hermite coefficients
 pl = Claim(
     id="sander.pl_condition",
-    document="sander",
     title="Local PL condition (Def 3.5) around initialisation for m >= c1 n, L >= c2 sqrt(nq) (Prop 3.6)",
     label="Def 3.5, Prop 3.6, Remark 3.17",
     section="3.4.2, 3.B.5",
@@ -1189,7 +1175,6 @@ def _(p):
 
 early = Claim(
     id="sander.early_stopping_heuristic",
-    document="sander",
     title="'The bounds diverge exponentially with T, providing an argument in favor of early stopping'",
     label="Sec 3.4.1 (after Thm 3.4)",
     section="3.4.1",

@@ -108,7 +108,6 @@ def _flow(th0, Sig, B, T, rtol=1e-10, t_eval=None):
 # L1: regression <-> deep matrix factorisation
 regr = Claim(
     id="sander.linear_regression_equivalence",
-    document="sander",
     title="Least squares with a linear ResNet is the deep matrix factorisation ||Pi - B||_Sigma^2 up to a constant",
     label="(2.5)",
     section="2.3.2",
@@ -182,7 +181,6 @@ def _(p):
 # L2, L3: the gradient (E2)
 gradc = Claim(
     id="sander.linear_gradient",
-    document="sander",
     title="Gradient of ||Pi - B||_Sigma^2 in theta_n: (2/N) Pi_{:n}^T (Pi - B) Sigma Pi_{n:}^T",
     label="Sec 2.3.2 'Gradient'",
     section="2.3.2, App 2.A.2",
@@ -247,7 +245,6 @@ def _(p):
 # L5: PL inequalities (E2)
 pl = Claim(
     id="sander.linear_pl_bounds",
-    document="sander",
     title="PL bounds for ||theta_k||_op <= 1/2: 4(1-1/2N)^{2N-2} m l <= N^2 ||nabla_n||^2 <= 4(1+1/2N)^{2N-2} M l",
     label="Proof of Prop 2.4",
     section="App 2.A.2",
@@ -347,7 +344,6 @@ def _(p):
 # L6: identities of the proof of Prop 2.4
 ident = Claim(
     id="sander.linear_gradient_identities",
-    document="sander",
     title="(I + theta_{n+1}/N)^T nabla_{n+1} = nabla_n (I + theta_n/N)^T, hence ||nabla_{n+1} - nabla_n|| <= (2/N)||nabla_n||",
     label="Proof of Prop 2.4",
     section="App 2.A.2",
@@ -436,7 +432,6 @@ def _thr_corrected(m, M):
 
 prop24 = Claim(
     id="sander.linear_smoothness_in_depth",
-    document="sander",
     title="Small initial loss and O(1/N)-close initial weights keep ||theta_n|| < 1/2 and ||theta_{n+1} - theta_n|| = O(1/N)",
     label="Assumption 2.3, Prop 2.4",
     section="2.3.2, App 2.A.2",
@@ -538,7 +533,6 @@ def _(p):
 # L7, L8, L9, L12: Lemma 2.7, Lemma 2.6, Theorem 2.5
 limit = Claim(
     id="sander.linear_depth_limit",
-    document="sander",
     title="Trained linear ResNets of depths N and 2N stay O(1/N) apart uniformly in time (a Lipschitz limit psi(s, t))",
     label="Lemma 2.7, Lemma 2.6, Th 2.5",
     section="2.3.2, App 2.A.3-2.A.5",
@@ -615,7 +609,6 @@ def _(p):
 # L11, E6: the limit dynamics of the proof of Th 2.5
 pde = Claim(
     id="sander.linear_limit_pde",
-    document="sander",
     title="Limit dynamics: d_t psi(s,t) = -2 R(1,s)^T (R(1,0) - B) Sigma R(s,0)^T, psi(s,0) = psi_init(s)",
     label="Proof of Th 2.5",
     section="App 2.A.5",
@@ -708,7 +701,6 @@ def _(p):
 # L10: Lemma 2.13 (Prop 2.2 for x' = psi(s) x)
 l213 = Claim(
     id="sander.linear_euler_lemma_2_13",
-    document="sander",
     title="Euler scheme of x' = psi(s) x, ||psi|| <= 1/2, |x0| = 1: error <= (e^{1/2}-1)/N ||(d_s psi + psi^2) x||_inf",
     label="Lemma 2.13 (proof of Th 2.5)",
     section="App 2.A.5",

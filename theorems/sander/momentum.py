@@ -126,7 +126,6 @@ COMMON = [
 # M4.1: forward rule (4.2) and inverse (4.3)
 identity = Claim(
     id="sander.momentum_inverse",
-    document="sander",
     title="The Momentum ResNet forward rule (4.2) is inverted in closed form by (4.3)",
     label="(4.2)-(4.3)",
     section="4.1, 4.3.1",
@@ -267,7 +266,6 @@ def _validate_recon(p):
 
 recon = Claim(
     id="sander.momentum_reconstruction",
-    document="sander",
     title="Naive inversion of a Momentum ResNet loses accuracy like (1/gamma)^L eps_mach; exact "
           "multiplication (App. 4.C) reconstructs x_0 bit for bit",
     label="§4.3.1 Invertibility",
@@ -408,7 +406,6 @@ def _validate_ratio(p):
 
 exactmul = Claim(
     id="sander.exact_multiplication",
-    document="sander",
     title="Multiplication by n/d with an information buffer (Algorithm 1, Maclaurin et al.) is exactly reversible",
     label="App. 4.C, Algorithm 1",
     section="4.C",
@@ -512,7 +509,6 @@ def _(p):
 # M4.3: memory
 memory = Claim(
     id="sander.momentum_memory",
-    document="sander",
     title="Memory: the buffer stores log2((1/gamma)^k) ~ k(1-gamma)/ln 2 bits per coordinate and sample",
     label="§4.3.2",
     section="4.3.2",
@@ -601,7 +597,6 @@ def _(p):
 # A4.E: backpropagation
 backprop = Claim(
     id="sander.momentum_backprop",
-    document="sander",
     title="Backpropagation through a Momentum ResNet layer: the block Jacobian of App. 4.E",
     label="App. 4.E",
     section="4.E",
@@ -735,7 +730,6 @@ def _(p):
 # M4.4: Verlet rewriting with step 1 [H]
 verlet = Claim(
     id="sander.momentum_verlet",
-    document="sander",
     title="(4.2) rewritten as v_{n+1} = v_n + (f - v_n)/eps is a step-1 scheme for eps x'' + x' = f",
     label="§4.3.4",
     section="4.3.4",
@@ -846,7 +840,6 @@ def _p42_solutions(p, mode, rtol):
 
 second = Claim(
     id="sander.second_order_contains_first",
-    document="sander",
     title="Momentum ResNets are at least as general: a first-order flow solves eps x'' + x' = f_hat",
     label="Prop 4.2",
     section="4.4.2, 4.A.1",
@@ -920,7 +913,6 @@ def _p48_solve(eps_, x0, v0, T, scaling, rtol=1e-11):
 
 limit = Claim(
     id="sander.eps_to_infinity",
-    document="sander",
     title="x'' + x'/eps = f converges uniformly to x'' = f on [0, T] as eps -> infinity",
     label="Prop 4.8",
     section="4.B.1",
@@ -992,7 +984,6 @@ def _(p):
 # P4.9: free v0
 freev0 = Claim(
     id="sander.free_v0_universality",
-    document="sander",
     title="With a free initial velocity v0 = (h(x0) - x0)/(1 - 1/e), x'' + x' = 0 represents any h",
     label="Prop 4.9",
     section="4.B.2",
@@ -1150,7 +1141,6 @@ def _backprop_any(x0, v0, gamma, W1, W2, b, gx, gv):
 
 rings = Claim(
     id="sander.nested_rings",
-    document="sander",
     title="Nested rings (Fig 4.5): a Momentum ResNet separates 4 nested rings, a ResNet fails",
     label="Fig 4.5",
     section="4.5.1",
@@ -1188,7 +1178,6 @@ def _(p):
 
 images = Claim(
     id="sander.momentum_image_experiments",
-    document="sander",
     title="Image experiments: Momentum ResNets match ResNets on CIFAR-10/100 and ImageNet with less memory",
     label="Table 4.2, Figs 4.6-4.10",
     section="4.5.2-4.5.3",

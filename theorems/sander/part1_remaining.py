@@ -39,7 +39,6 @@ EPS = float(np.finfo(float).eps)
 # L3: the rescaled flow theta_n' = -N nabla_n
 flow = Claim(
     id="sander.linear_rescaled_flow",
-    document="sander",
     title="Linear ResNets: N nabla_n = O(1) for weights theta_n = psi(n/N), and the l.992 gradient flow is the true one at half speed",
     label="Sec 2.3.2 'Gradient' (rescaled flow)",
     section="2.3.2",
@@ -115,7 +114,6 @@ def _(p):
 # E18: Lemma 2.7's proof, d theta~_n / dt != -N nabla~_n
 e18 = Claim(
     id="sander.lemma27_merged_weights_defect",
-    document="sander",
     title="Proof of Lemma 2.7: the merged weights theta~_n of the 2N-net follow -N nabla~_n only up to an O(sqrt(l)/N) defect",
     label="Lemma 2.7 (proof)",
     section="App 2.A.4",
@@ -183,7 +181,6 @@ def _(p):
 # A7: Prop 2.12's Lipschitz constant L_Psi / N
 psi_c = Claim(
     id="sander.heun_psi_lipschitz",
-    document="sander",
     title="Proof of Prop 2.12: the Heun parameter-gradient map Psi has Lipschitz constant L_Psi / N",
     label="Prop 2.12 (proof, (2.18)-(2.19))",
     section="App 2.A.9",
@@ -284,7 +281,6 @@ def _(p):
 # T3.1: global Lipschitz continuity (l.1832), E17 typo
 lip = Claim(
     id="sander.lipschitz_definition",
-    document="sander",
     title="Def. of global Lipschitz continuity: the printed inequality compares g(u, v) with g(u', v), not g(u', v')",
     label="Sec 3.A (definitions), l.1832",
     section="3.A",
@@ -351,7 +347,6 @@ def _(p):
 # T3.4: inequality (3.26) of Prop 3.10
 aa = Claim(
     id="sander.arzela_ascoli_grid_inequality",
-    document="sander",
     title="Prop 3.10's key inequality (3.26): ||Z^L(s,t) - Z^L(s',t')|| <= C|t-t'| + C|s-s'| + C/L",
     label="Prop 3.10 (proof), Cor 3.11",
     section="3.A.2",
@@ -421,7 +416,6 @@ def _(p):
 # T3.6: cited Lemmas 3.19 / 3.20
 ode = Claim(
     id="sander.cited_ode_lemmas",
-    document="sander",
     title="Lemmas 3.19 (Picard-Lindelof) and 3.20 (Caratheodory): a linear-growth field gives a global solution with ||U(t)|| <= ||U(0)|| e^{Ct}",
     label="Lemmas 3.19, 3.20",
     section="3.C",
@@ -484,7 +478,6 @@ def _(p):
 # P3.4: Lemma 3.22, order of the limits t -> oo, L -> oo
 mo = Claim(
     id="sander.limit_order",
-    document="sander",
     title="Lemma 3.22 (Moore-Osgood): under uniform convergence in t and in L the limits t -> oo and L -> oo commute",
     label="Lemma 3.22; Thm 3.7 discussion (l.1755)",
     section="3.4.2, 3.C",
@@ -562,7 +555,6 @@ def _(p):
 # T3.9: (3.55) through Mehler's formula
 meh = Claim(
     id="sander.mehler_lower_bound",
-    document="sander",
     title="(3.55): lambda_min(E[M|X]) >= m eta_r^2 / 8 for unit data in the regime d >> n^{2/r} (Mehler's formula)",
     label="Lemma 3.24 (proof), (3.55)",
     section="3.C",
@@ -655,7 +647,6 @@ def _(p):
 # E13: the prefactor n of the matrix Chernoff term (l.2572) and the 2C typo (l.2750)
 pref = Claim(
     id="sander.chernoff_prefactor",
-    document="sander",
     title="Proof of Prop 3.6 (l.2572): the matrix-Chernoff failure term needs the dimension prefactor n",
     label="Prop 3.6 (proof, l.2572), Lemma 3.24 (l.2750)",
     section="3.B.5, 3.C",
@@ -714,7 +705,6 @@ def _(p):
 # T3.10 / E17: Remark 3.17's '2/r >= eps'
 r317 = Claim(
     id="sander.remark317_direction",
-    document="sander",
     title="Remark 3.17: to reach eps + 2n^2 exp(-d/(2 v_x n^eps)) one needs 2/r <= eps (printed 2/r >= eps)",
     label="Remark 3.17",
     section="3.B.5",
@@ -763,7 +753,6 @@ def _(p):
 # E15: Remark 3.18, 'C does not depend on m'
 r318 = Claim(
     id="sander.remark318_m_dependence",
-    document="sander",
     title="Remark 3.18: the constant C of Thm 3.7 depends on m through K_1 = sup_{||z|| <= M_Z} ||d_1 f(h, z)||",
     label="Remark 3.18 (with Prop 3.9's K)",
     section="3.B.6",
@@ -829,7 +818,6 @@ def _(p):
 # E17: Lemma 3.23's proof step, and the list of cosmetic typos
 typo = Claim(
     id="sander.lemma323_proof_step",
-    document="sander",
     title="Proof of Lemma 3.23 (l.2702): '2 sqrt(qm) x' should read 2 sqrt(qm x); E17 list of typos",
     label="Lemma 3.23 (proof); E17",
     section="3.C",
@@ -900,7 +888,6 @@ def _(p):
 # E20: the scope of the Sec 3.5.1 experiments
 scope = Claim(
     id="sander.experiments_scope",
-    document="sander",
     title="Sec 3.5.1 experiments lie outside Prop 3.6 / Thm 3.7 (GELU unbounded, q = d = d', A and B frozen)",
     label="Sec 3.5.1 vs Prop 3.6, Thm 3.7",
     section="3.5.1",
@@ -925,7 +912,6 @@ scope = Claim(
 # L7: Lemma 2.6 (compactness of psi_N on [0, 1] x R_+)
 l26 = Claim(
     id="sander.lemma26_compactness",
-    document="sander",
     title="Lemma 2.6: psi_N(s, t) = theta_{ceil(Ns)}(t) is equi-Lipschitz in s uniformly in t, with an integrable time derivative",
     label="Lemma 2.6",
     section="2.3.2, App 2.A.3",

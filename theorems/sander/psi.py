@@ -70,7 +70,6 @@ def _critical_points(k, n):
 # 1. HEADLINE: the threshold lambda_eps = min Psi_eps(R) = min G_eps
 claim = Claim(
     id="sander.psi_eps_range",
-    document="sander",
     title="Psi_eps(R) = [lambda_eps, +inf) with lambda_eps = min_alpha G_eps(alpha)",
     label="Prop 4.3 / Thm 4.4 threshold (L4.0)",
     section="4.4.3, 4.A.3",
@@ -419,7 +418,6 @@ def _validate_theta(p):
 
 claim_sol = Claim(
     id="sander.psi_linear_solution",
-    document="sander",
     title="Solution of the linear second-order model (4.7): x(1) = Psi_eps(theta) x0",
     label="Prop 4.3",
     section="4.4.3, 4.A.2",
@@ -553,7 +551,6 @@ def sol_falsifier(p):
 # 3. eps -> 0: Psi_eps(theta) -> exp(theta), error O(eps)
 claim_lim = Claim(
     id="sander.psi_first_order_limit",
-    document="sander",
     title="Psi_eps(theta) -> exp(theta) as eps -> 0, with error O(eps)",
     label="Prop 4.3 remark (l.3014)",
     section="4.4.3",
@@ -650,7 +647,6 @@ def lim_reproduction(p):
 # 4. Lemma 4.5: f_eps is surjective on C
 claim_sur = Claim(
     id="sander.f_eps_surjective",
-    document="sander",
     title="The entire function f_eps is surjective on C",
     label="Lemma 4.5",
     section="4.A.3.1",
@@ -800,7 +796,6 @@ def sur_falsifier(p):
 # 5. Lemma 4.6 (erratum E4.1): f'_eps(z) != 0 off the real axis
 claim_zero = Claim(
     id="sander.f_eps_prime_zeros",
-    document="sander",
     title="f'_eps has no non-real zeros (Lemma 4.6; printed G_eps misses 1/z)",
     label="Lemma 4.6",
     section="4.A.3.3",
@@ -955,7 +950,6 @@ def zeros_negative_kappa(p):
 # 6. Culver: exp(R^{dxd}) = {M^2 : M in GL_d(R)}; diagonalisable criterion
 claim_cul = Claim(
     id="sander.culver_exp_range",
-    document="sander",
     title="Range of the real matrix exponential (Culver 1966; Andrica-Rohan 2010)",
     label="Culver Thm 1 (quoted, l.3018; general form l.3291-3293)",
     section="4.4.3, 4.A.3.4",

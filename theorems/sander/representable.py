@@ -741,7 +741,6 @@ def _validate(p):
 
 claim = Claim(
     id="sander.representable",
-    document="sander",
     title="Which linear maps the momentum (second-order) linear model represents: decision and construction",
     label="Thm 4.4, Thm 4.7",
     section="4.4.3, 4.A.3",
@@ -1016,7 +1015,6 @@ def _threshold_data(eps: float):
 
 jordan = Claim(
     id="sander.representable_jordan",
-    document="sander",
     title="Thm 4.7 (Jordan case): one-sided conditions, and the exact rule at lambda_eps (gap G4.1)",
     label="Thm 4.7",
     section="4.A.3.4",
@@ -1207,7 +1205,6 @@ def jordan_fixture(p):
 # Proposition 4.15
 prop415 = Claim(
     id="sander.first_order_nonrepresentable",
-    document="sander",
     title="diag(-1, -lambda) (lambda > 0, lambda != 1) is in GL_2^+ but not a square, nor a first-order time-1 map",
     label="Prop 4.15",
     section="4.B.7",

@@ -167,7 +167,6 @@ AB_PARAMS = [
 # 1. Prop 4.1 (headline)
 revnet = Claim(
     id="sander.revnet_instability",
-    document="sander",
     title="A tied RevNet fixed point has a Jacobian eigenvalue |λ| ≥ 1, λ ≠ 1",
     label="Prop 4.1",
     section="4.3.3, 4.A.0",
@@ -355,7 +354,6 @@ def _(p):
 # 2. E4.4: the consequence drawn from Prop 4.1
 stab = Claim(
     id="sander.revnet_not_asymptotically_stable",
-    document="sander",
     title="Consequence of Prop 4.1: a tied RevNet fixed point cannot be asymptotically stable",
     label="Prop 4.1 (consequence)",
     section="4.3.3, 4.5.3",
@@ -528,7 +526,6 @@ def _(p):
 # 3. Remark after Prop 4.1: the continuous counterpart
 cont = Claim(
     id="sander.revnet_continuous_spectrum",
-    document="sander",
     title="Continuous RevNet: Sp [[0,A],[B,0]] = ±sqrt(Sp AB), so not all eigenvalues have Re < 0",
     label="Remark after Prop 4.1",
     section="4.3.3",
@@ -607,7 +604,6 @@ def _ivp(rhs, y0, T, rtol, atol, **kw):
 
 nonhomeo = Claim(
     id="sander.second_order_non_homeomorphism",
-    document="sander",
     title="phi_t(x0) = x0 e^{-t/2} cos(t/2) solves x'' + x' = -x/2; all trajectories meet at t = pi",
     label="§4.4.2 example",
     section="4.4.2",
@@ -711,7 +707,6 @@ def _second_order_time1(f, x0, v0, eps, rtol):
 
 nonuni = Claim(
     id="sander.nonuniversality_v0_zero",
-    document="sander",
     title="d = 1, v0 = 0, autonomous: h with h(x0) <= -x0 and x0 <= h(-x0) is not representable (nor x -> λx, λ <= -1)",
     label="Prop 4.10",
     section="4.B.3",
@@ -842,7 +837,6 @@ def _time1_linear(k, eps):
 
 lin = Claim(
     id="sander.linear_maps_v0_zero",
-    document="sander",
     title="With v0 = 0, x -> λx (λ > -1) is the time-1 map of a second-order model",
     label="Prop 4.11 (and l.3002)",
     section="4.4.2, 4.B.4",
@@ -937,7 +931,6 @@ def _(p):
 # 7. Prop 4.12 / Lemma 4.13: first-order time-1 maps are isotopic to the identity
 iso = Claim(
     id="sander.first_order_isotopy",
-    document="sander",
     title="Homeomorphisms represented by first-order ODEs are in the identity component (orientation preserving)",
     label="Prop 4.12, Lemma 4.13",
     section="4.4.1, 4.B.5",
@@ -1074,7 +1067,6 @@ def _validate_lin1(p):
 
 lin1 = Claim(
     id="sander.autonomous_time1_linearity",
-    document="sander",
     title="d = 1: an autonomous x' = f(x) whose time-1 map is x -> ax has f linear",
     label="Thm 4.14",
     section="4.B.6",

@@ -21,7 +21,6 @@ from solvers.fd import gradient_with_error
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
-DOC = "sander"
 
 
 def _cost(n, seed, scale):
@@ -50,7 +49,6 @@ def _spectral_gap(K):
 # S5.1  Sinkhorn attention
 attention = Claim(
     id="sander.sinkhorn_attention",
-    document=DOC,
     title="Sinkhorn attention: K^1 = SoftMax(C), odd iterates row-stochastic, limit doubly stochastic",
     label="(5.3)",
     section="5.3",
@@ -139,7 +137,6 @@ def _(p):
 # I5.B / E5.3  log-domain Sinkhorn (5.13)
 logdomain = Claim(
     id="sander.sinkhorn_log_domain",
-    document=DOC,
     title="Log-domain Sinkhorn (5.13): the potentials give K^infinity only after a factor n",
     label="(5.13)",
     section="5.B",
@@ -201,7 +198,6 @@ def _(p):
 # P5.1  invariance
 invariance = Claim(
     id="sander.sinkhorn_invariance",
-    document=DOC,
     title="Sinkhorn(C) is invariant under C_ij -> C_ij + f_i + g_j",
     label="Prop 5.1",
     section="5.3",
@@ -276,7 +272,6 @@ def _(p):
 # S5.2  iteration count (empirical)
 iterations = Claim(
     id="sander.sinkhorn_iterations",
-    document=DOC,
     title="Only a few (3 to 5) Sinkhorn iterations are needed to converge to a doubly stochastic matrix",
     label="l.3676, 3792",
     section="5.3, 5.6.2",
@@ -350,7 +345,6 @@ def _(p):
 # N5.1 / E5.4  kernel normalisation
 normalisation = Claim(
     id="sander.sinkformer_kernel_normalisation",
-    document=DOC,
     title="On an empirical measure the continuous kernels are n times the attention matrices",
     label="l.3694",
     section="5.4",
@@ -413,7 +407,6 @@ def _(p):
 # P5.3  Wasserstein gradients
 wgrad = Claim(
     id="sander.sinkformer_wasserstein_gradient",
-    document=DOC,
     title="Under Assumption 5.2, T^0 and T^inf are Wasserstein gradient fields of F^0 and F^inf",
     label="Prop 5.3",
     section="5.4",
@@ -505,7 +498,6 @@ def _(p):
 # P5.4  SoftMax is not a Wasserstein gradient
 notgrad = Claim(
     id="sander.softmax_not_gradient",
-    document=DOC,
     title="The SoftMax field T^1 is not a Wasserstein gradient (non-symmetric particle Jacobian)",
     label="Prop 5.4",
     section="5.4",
@@ -605,7 +597,6 @@ def _heat_instance(p):
 
 heat = Claim(
     id="sander.sinkformer_heat_limit",
-    document=DOC,
     title="Sinkformer PDE: the rescaled Sinkhorn field tends to -grad(rho)/(2 rho), i.e. the heat equation d_t rho = "
           "Laplacian(rho)/2",
     label="Thm 5.5",
@@ -764,7 +755,6 @@ def _l2_instance(p):
 
 transformer = Claim(
     id="sander.transformer_l2_pde",
-    document=DOC,
     title="Transformer (L2-SoftMax) PDE: the limit field carries W_K^{-T}, not W_K^{-1}",
     label="Prop 5.6",
     section="5.5",
@@ -857,7 +847,6 @@ def _(p):
 # E5.5  Table 5.1
 table51 = Claim(
     id="sander.sinkformer_table51",
-    document=DOC,
     title="Table 5.1 (ModelNet 40, 4 runs): best/median/mean/worst are mutually inconsistent in three rows",
     label="Table 5.1",
     section="5.6.1",
@@ -909,7 +898,6 @@ def _(p):
 
 experiments = Claim(
     id="sander.sinkformer_experiments",
-    document=DOC,
     title="Sinkformer experiments: ModelNet 40, IMDb, IWSLT'14, ViT cats/dogs; columns become stochastic in training",
     label="Tables 5.1-5.2, Figs 5.2-5.6",
     section="5.6",

@@ -46,7 +46,6 @@ def _eq7_sym(th, ty, a, b, u, v, w, variant=None):
 # 1. HEADLINE: the final representational distance, Eq 10/36 (catalogue F7, F3, F4)
 claim = Claim(
     id="vanrossem.two_point_fixed_point",
-    document="vanrossem",
     title="Final representational distance of the two-point effective theory (the stable fixed point)",
     label="Eq 10 / Eq 36",
     section="4.1, A.3",
@@ -194,7 +193,6 @@ def _validate_crossing(p):
 
 crossing = Claim(
     id="vanrossem.crossing_integration",
-    document="vanrossem",
     title="Eq 7 'can easily be solved numerically': not through a crossing of the representations",
     label="Eq 7 / Eq 21 as an ODE",
     section="2.3, A.1",
@@ -351,7 +349,6 @@ def _charpoly_residual(J, lams):
 
 stability = Claim(
     id="vanrossem.fixed_point_stability",
-    document="vanrossem",
     title="The fixed point of Eq 25 at u* = A_H/2 + S is stable (negative trace, positive determinant)",
     label="Eqs 29-31",
     section="A.3",
@@ -468,7 +465,6 @@ def stability_minus_root(p):
 # 4. The 3-D system has a line of equilibria (catalogue E8)
 line = Claim(
     id="vanrossem.equilibrium_line",
-    document="vanrossem",
     title="'Only one stable fixed point': in the 3-D system Eq 7 the equilibria form a line",
     label="§4.1 / A.3 'only one stable fixed point'",
     section="4.1, A.3",
@@ -539,7 +535,6 @@ def line_stated(p):
 # 5. The origin u = 0 (Eqs 32-35; catalogue F6, erratum E6)
 origin = Claim(
     id="vanrossem.origin_instability",
-    document="vanrossem",
     title="At ||dh||^2 = 0 there is 'always one direction along which perturbations increase'",
     label="Eqs 32-35",
     section="A.3",
@@ -674,7 +669,6 @@ def _scaled_state(p):
 
 large = Claim(
     id="vanrossem.large_weight_limit",
-    document="vanrossem",
     title="Large initial weights: the final distance converges to A_high (lazy regime)",
     label="Eq 12",
     section="4.1",
@@ -734,7 +728,6 @@ def large_stated(p):
 
 small = Claim(
     id="vanrossem.small_weight_limit",
-    document="vanrossem",
     title="Small initial weights: the final distance converges to A_low (rich regime)",
     label="Eq 13",
     section="4.1",
@@ -813,7 +806,6 @@ def _eq7_variant_numpy(t, y, P, variant):
 
 conservation = Claim(
     id="vanrossem.conservation_law",
-    document="vanrossem",
     title="d/dt(|dy|^2/|dh|^2) = -w/tau_y = (tau_h/tau_y)(1/a) d/dt|dh|^2: the conserved quantity and Eq 24",
     label="Eqs 23-25",
     section="A.3",
@@ -973,7 +965,6 @@ def _cs_grad(fun, X, h=1e-30):
 
 gradient = Claim(
     id="vanrossem.gradient_factor",
-    document="vanrossem",
     title="Gradients of the two-point loss with respect to D_h and D_y (Eq 17)",
     label="Eq 17",
     section="A.1",
@@ -1068,7 +1059,6 @@ def gradient_stated(p):
 
 mean_decay = Claim(
     id="vanrossem.mean_output_decay",
-    document="vanrossem",
     title="The mean output decays exponentially and decoupled (Eq 18)",
     label="Eq 18",
     section="A.1",
@@ -1147,7 +1137,6 @@ def mean_sum_convention(p):
 # 9. The loss (Eq 9/22) and its monotone decrease (catalogue L1, R4)
 loss = Claim(
     id="vanrossem.loss_curve",
-    document="vanrossem",
     title="The training loss in terms of the reduced variables (Eq 9 / Eq 22)",
     label="Eq 9 / Eq 22",
     section="3.3, A.2",
@@ -1213,7 +1202,6 @@ def loss_sum_convention(p):
 
 lyapunov = Claim(
     id="vanrossem.lyapunov_identity",
-    document="vanrossem",
     title="The difference part of the loss decreases along Eq 7 (Lyapunov identity)",
     label="[NEW] catalogue R4 (supports l.132)",
     section="3.3",
@@ -1292,7 +1280,6 @@ def lyapunov_plus(p):
 # 10. The reduction to three variables on the invariant manifold (Eqs 7, 19-21; catalogue R0, R1)
 reduced = Claim(
     id="vanrossem.reduced_system",
-    document="vanrossem",
     title="Non-rotating solutions of Eq 6 obey the self-contained 3-D system Eq 7",
     label="Eq 7 / Eqs 19-21",
     section="2.3, A.1",
@@ -1471,7 +1458,6 @@ def _offm_rhs(t, z, H, c_h, c_y, dy):
 
 offm = Claim(
     id="vanrossem.off_manifold_limit",
-    document="vanrossem",
     title="Eq 10 from (|dh(0)|^2, |dy(0)|^2) alone for an arbitrary initial decoder (scalar output)",
     label="Eq 10 applied off the manifold of Eq 19",
     section="4.1, A.1",

@@ -95,7 +95,6 @@ def _validate_loss(p):
 
 loss = Claim(
     id="vanrossem.loss_definition",
-    document="vanrossem",
     title="The training loss (Eq 1) and its encoder/decoder form (Eq 2): 1/2 x the data average",
     label="Eq 1, Eq 2",
     section="2.1",
@@ -211,7 +210,6 @@ def loss_symbolic(p):
 # 2. Footnote 1: functional derivatives do not remove the parametrisation (catalogue M4)
 footnote = Claim(
     id="vanrossem.functional_derivative_footnote",
-    document="vanrossem",
     title="Footnote 1: gradient flow on the maps themselves would need the parametrisation-dependent dynamics of grad y",
     label="footnote 1",
     section="2.1",
@@ -291,7 +289,6 @@ def _eq6_field(ybar, Dh, Dy, x1, x2, y1, y2, taus, g=tp.TRUE_FACTOR):
 
 effective = Claim(
     id="vanrossem.effective_gradient_flow",
-    document="vanrossem",
     title="The modelling assumption (Eq 6): the linearisation parameters follow gradient flow of Eq 16",
     label="Eq 6",
     section="2.2, A.1",
@@ -383,7 +380,6 @@ def _rv_params():
 
 velocity = Claim(
     id="vanrossem.representational_velocity",
-    document="vanrossem",
     title="w controls the representational velocity and only adds the output angle",
     label="l.105 (Eq 7, first line; Eq 8)",
     section="2.3",
@@ -501,7 +497,6 @@ def velocity_symbolic(p):
 # 5. The intuition of §4.3 (catalogue F12)
 intuition = Claim(
     id="vanrossem.structure_intuition",
-    document="vanrossem",
     title="Intuition (§4.3): equal targets pull representations together, different targets push coincident ones apart",
     label="§4.3, l.176",
     section="4.1, 4.3",
@@ -738,7 +733,6 @@ _TYPOS = {
 
 typos = Claim(
     id="vanrossem.notation_typos",
-    document="vanrossem",
     title="Typos and notation slips (Eq 9 brackets, y(0), y_psi(x_i), trace 'tau', squared distance, MINST, "
           "layer and unit counts)",
     label="E12",

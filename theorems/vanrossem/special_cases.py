@@ -65,7 +65,6 @@ def _validate_b1(p):
 
 bernoulli = Claim(
     id="vanrossem.identical_outputs_bernoulli",
-    document="vanrossem",
     title="Identical outputs (y1 = y2): the Bernoulli solution of the representational distance",
     label="Eqs 38-40",
     section="A.4",
@@ -234,7 +233,6 @@ def _validate_lz(p):
 
 lazy = Claim(
     id="vanrossem.lazy_rescaling",
-    document="vanrossem",
     title="Lazy rescaling: the change of variables that turns large weights into Eq 43 (b -> b/G^2)",
     label="Eqs 41-43",
     section="A.5",
@@ -353,7 +351,6 @@ def _validate_rf(p):
 
 random_features = Claim(
     id="vanrossem.random_feature_distribution",
-    document="vanrossem",
     title="Random-feature model: distribution of the final distance, concentrating at A_low as G -> 0",
     label="Eqs 44-48",
     section="A.6",
@@ -529,7 +526,6 @@ def _validate_lin(p):
 
 linearisation = Claim(
     id="vanrossem.linearisation_about_mean",
-    document="vanrossem",
     title="Linearisation about the input mean: the difference is exact to third order",
     label="Eq 5 / Eq 15",
     section="2.2, A.1",
@@ -660,7 +656,6 @@ def linearisation_reproduction(p):
 # 5. The effective theory is a two-layer linear network with bias (l.93, catalogue M7)
 linear_net = Claim(
     id="vanrossem.two_layer_linear_equivalence",
-    document="vanrossem",
     title="The effective theory is a two-layer linear network with an output bias on centred inputs",
     label="l.93",
     section="2.2",
@@ -773,7 +768,6 @@ def linear_net_symbolic(p):
 # 6. Only tau_h, tau_y (and a/tau_h) enter (l.116, catalogue U1)
 universality = Claim(
     id="vanrossem.time_constants_only",
-    document="vanrossem",
     title="Eq 7 refers to the network only through tau_h and tau_y; the input scale only through a/tau_h",
     label="l.116",
     section="3.1",
@@ -857,7 +851,6 @@ def _validate_d1(p):
 
 depth = Claim(
     id="vanrossem.depth_scaling",
-    document="vanrossem",
     title="Initial representational distance shrinks geometrically with depth, |dh(0)|^2 ~ G^n |Delta x|^2",
     label="Eq 14",
     section="5",
@@ -958,7 +951,6 @@ def depth_reproduction(p):
 # 8. Gradient descent and its continuous-time limit (Eqs 3-4, catalogue M3)
 gd_limit = Claim(
     id="vanrossem.gd_continuous_limit",
-    document="vanrossem",
     title="Gradient descent with step eta is the gradient flow with tau = 1/eta, time measured in steps",
     label="Eqs 3-4",
     section="2.1",
@@ -1045,7 +1037,6 @@ def gd_limit_tau_factor_two(p):
 # 9. The plateau of the loss at small weights (l.132, catalogue L2 with the law of P1)
 plateau = Claim(
     id="vanrossem.loss_plateau",
-    document="vanrossem",
     title="The second term of the loss (Eq 9) plateaus at small weights; its length grows like ln(1/eps)/lambda_+",
     label="l.132 (Eq 9)",
     section="3.3",
