@@ -44,7 +44,7 @@ unt = Claim(
     status="holds",
     params=[
         Param.int("N", 6, 1, 30, "points of the cluster", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the data", search=(0, 10_000)),
+        Param.seed("seed of the data"),
         Param.float("T", 6.0, 1.0, 20.0, "time horizon"),
         Param.float("h", 1e-2, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -134,7 +134,7 @@ rest = Claim(
     params=[
         Param.int("Q", 2, 2, 5, "dimension", search=(2, 4)),
         Param.int("N", 6, 2, 30, "points of the cluster", search=(2, 10)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R, beta, data", search=(0, 10_000)),
+        Param.seed("seed of R, beta, data"),
         Param.float("T", 2.0, 0.1, 10.0, "time horizon"),
         Param.float("h", 1e-2, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -214,7 +214,7 @@ frz = Claim(
     params=[
         Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
         Param.int("N", 6, 1, 30, "points", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Direct gradient in beta (chain rule through the network form), rotated to layer coordinates; "
           "coordinate 0 has every point strictly positive (u_0 >= 1e-12 + |N|), the others random.  Falsifier "
@@ -262,7 +262,7 @@ def _t51_params():
     return [
         Param.int("Q", 3, 2, 4, "dimension = number of layers = number of clusters (L = Q)", search=(2, 4)),
         Param.int("points", 3, 1, 8, "points per cluster", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R_l (Haar), beta_l ~ 0.5 N, X ~ N, yt ~ N", search=(0, 10_000)),
+        Param.seed("seed of R_l (Haar), beta_l ~ 0.5 N, X ~ N, yt ~ N"),
     ]
 
 
@@ -552,7 +552,7 @@ t51d = Claim(
               r"(\tau^{(k-1,1)})^{-1}(\mathbb R^Q\setminus\mathcal S^-_k)\quad(\text{i.e. (5.10)})",
     params=[Param.int("Q", 2, 2, 4, "dimension = layers", search=(2, 4)),
             Param.int("samples", 1500, 100, 100_000, "random points x ~ 2 N(0,1)"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers and the points", search=(0, 10_000))],
+            Param.seed("seed of the layers and the points")],
     notes="Random layers (R Haar, beta ~ 0.5 N) and points: corrected form: no point has P^-_{l',Q} != 0 outside the "
           "(5.10) set (count, tolerance 0).  'stated': count of points with P^-_{1,Q} != 0 outside (5.9) (catalogue "
           "misc.py: x = (-0.958, 1.600), max|P^-_{1,2}| = 0.587).",

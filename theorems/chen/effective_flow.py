@@ -74,7 +74,7 @@ flow = Claim(
                   search=(1, 4)),
         Param.float("T", 2.0, 0.0, 10.0, "time horizon", low_open=True),
         Param.float("h", 5e-3, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the data, targets and initial parameters", search=(0, 10_000)),
+        Param.seed("seed of the data, targets and initial parameters"),
         Param.float("spread", 0.25, 0.01, 1.0, "standard deviation of each cluster around its centre"),
         Param.float("target", 0.4, 0.0, 2.0, "distance of the target yt_l from the cluster centre"),
     ],
@@ -229,8 +229,7 @@ def _pt_params(extra=()):
     return [
         Param.int("Q", 3, 2, 6, "dimension", search=(2, 5)),
         Param.int("N", 6, 1, 40, "points in the cluster", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R (Haar), beta ~ 0.5 N(0,1), X ~ N(0,1), yt ~ N(0,1)",
-                  search=(0, 10_000)),
+        Param.seed("seed of R (Haar), beta ~ 0.5 N(0,1), X ~ N(0,1), yt ~ N(0,1)"),
         *extra,
     ]
 
@@ -599,7 +598,7 @@ comm = Claim(
     statement=r"H(x)M-MH(x)=H(x)MH^\perp(x)-H^\perp(x)MH(x)\quad(M=M^T)",
     status="holds",
     params=[Param.int("Q", 4, 1, 8, "dimension", search=(1, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of M and the pattern", search=(0, 10_000))],
+            Param.seed("seed of M and the pattern")],
     notes="True for any M (symmetry of M is not needed), as long as H is a diagonal 0/1 matrix.",
     catalogue="chen §2.4 T5",
     covers=("T5",),
@@ -657,7 +656,7 @@ lem = Claim(
     statement=r"R(s)=e^{s\omega}R_0:\ \partial_sf(R(s))=-\mathrm{Tr}\big(\omega\,\pi_-(\partial_Rf(R(s))R^T(s))\big)",
     status="holds",
     params=[Param.int("Q", 3, 2, 6, "dimension", search=(2, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of R_0, omega and f", search=(0, 10_000))],
+            Param.seed("seed of R_0, omega and f")],
     notes="Stated for R(0) = 1; holds at any R_0 by right translation (checked at a random R_0).  "
           "f(R) = Tr(C R) + sum_ij R_ij^3 (smooth, non-linear).  D2: with the Killing normalisation "
           "1/2 Tr the gradient doubles (falsifier 'killing').",

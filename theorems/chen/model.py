@@ -38,8 +38,7 @@ def _net_params(L=3, extra=()):
         Param.int("Q", 3, 1, 6, "width of input and hidden layers", search=(1, 5)),
         Param.int("L", L, 1, 6, "number of hidden layers", search=(1, 5)),
         Param.int("N", 5, 1, 40, "number of data points", search=(1, 10)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_l = G + 2I (G Gaussian), b_l ~ N(0,1), X ~ N(0,1)",
-                  search=(0, 10_000)),
+        Param.seed("seed of W_l = G + 2I (G Gaussian), b_l ~ N(0,1), X ~ N(0,1)"),
         *extra,
     ]
 
@@ -568,7 +567,7 @@ al = Claim(
               r"\tau^{(\ell)}=R_\ell^T\sigma(R_\ell(x+\beta^{(\ell)}))-\beta^{(\ell)}",
     status="holds",
     params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)), Param.int("N", 6, 1, 40, "points", search=(1, 12)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="A1: polar decomposition W = |W| R, |W| = (W W^T)^{1/2} = R~^T W_* R~; aligned iff |W| is diagonal.  "
           "'W_* >= 0' (l.69, l.525) must be W_* > 0 (W invertible).  A2/(6.2): sigma(Dx) = D sigma(x) for "
           "D >= 0 diagonal.  T1 (3.17): the cost, hence its (beta, R)-gradient with W_* frozen, is the same "
@@ -635,7 +634,7 @@ anp = Claim(
     statement=r"\text{(implicit) the gradient flow of }\mathcal C_N\text{ in }W^{(\ell)}\text{ keeps }W^{(\ell)}=W_*R_\ell",
     status="heuristic",
     params=[Param.int("Q", 2, 2, 5, "dimension", search=(2, 4)), Param.int("N", 6, 1, 40, "points", search=(2, 12)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="A3 (not claimed by the paper, needed for its interpretation).  At an aligned point the Euclidean "
           "gradient along the W_* directions is exactly 0 (A2: the cost does not depend on W_*), certified by "
           "the numeric check; but d/ds (W W^T) = -(G W^T + W G^T) has a nonzero off-diagonal part, so the "
@@ -705,7 +704,7 @@ sep = Claim(
             Param.int("clusters", 2, 1, 5, "clusters K <= Q", search=(1, 3)),
             Param.int("layers", 2, 1, 6, "layers L >= K", search=(1, 4)),
             Param.int("points_per_cluster", 6, 1, 40, "points per cluster", search=(1, 10)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     validate=validate_QKL,
     notes="E17/D6: the computation (3.4) applies tau^(l') (l' > l) to the truncated image tau^(l)(X_l), so "
           "the hypothesis must hold on the images (and on neighbourhoods, so that gradients decouple).  "

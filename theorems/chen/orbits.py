@@ -76,8 +76,7 @@ eq = Claim(
     params=[
         Param.int("Q", 3, 2, 6, "dimension", search=(2, 5)),
         Param.int("N", 6, 1, 40, "points in the cluster", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R (Haar), beta_0, layer coordinates, target",
-                  search=(0, 10_000)),
+        Param.seed("seed of R (Haar), beta_0, layer coordinates, target"),
         Param.float("T", 3.0, 0.0, 10.0, "time horizon of the case-2 trajectory", low_open=True),
         Param.float("h", 1e-2, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -215,7 +214,7 @@ col = Claim(
               r"|\beta(s)+\tilde y|=e^{-(s-s_1)}|\beta(s_1)+\tilde y|\ (\text{equality, E8}),\ R(s)=R(s_1)",
     params=[
         Param.int("N", 40, 20, 80, "points of the cluster (N-1 bulk points and one outlier)", search=(20, 60)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the bulk noise", search=(0, 10_000)),
+        Param.seed("seed of the bulk noise"),
         Param.float("b0", 0.6, 0.05, 3.0, "|beta(0) + yt| (the initial offset, along the first layer axis)"),
         Param.float("outlier", 0.1, 0.0, 3.0, "first layer coordinate u_1 of the outlier at s = 0", low_open=True,
                     search=(0.02, 0.3)),
@@ -421,7 +420,7 @@ stair = Claim(
     params=[
         Param.int("Q", 2, 1, 4, "dimension (the coordinates decouple at fixed R)", search=(1, 3)),
         Param.int("N", 7, 2, 12, "points of the cluster", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R, the data coordinates and the margins", search=(0, 10_000)),
+        Param.seed("seed of R, the data coordinates and the margins"),
         Param.float("margin", 0.5, -2.0, 2.0, "y - x_N in every coordinate (negative: the E21 stall)",
                     search=(0.05, 2.0)),
         Param.float("h", 2e-3, 0.0, 0.02, "step of the RK4 integrator", low_open=True),
@@ -614,7 +613,7 @@ sign = Claim(
               r"\text{is non-increasing}",
     params=[
         Param.int("N", 8, 2, 30, "points of the cluster", search=(4, 12)),
-        Param.int("seed", 3, 0, 2**32 - 1, "seed of the instance", search=(0, 10_000)),
+        Param.seed("seed of the instance", 3),
         Param.float("T", 4.0, 0.5, 10.0, "time horizon"),
         Param.float("h", 5e-3, 0.0, 0.02, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -682,7 +681,7 @@ part = Claim(
     corrected=r"(J_0^{(\ell)\perp})_r>0\iff\exists x\in\mathrm{supp}(\mu_\ell\circ a^{-1}):\ x_r\le0",
     params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
             Param.int("N", 6, 1, 30, "points", search=(1, 12)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Numeric (corrected): on random states, (J0perp)_r > 0 exactly when some layer coordinate u_ir <= 0 (count of "
           "mismatches, tolerance 0).  'stated': a cluster in R^Q_+ satisfies (4.10) and has J0perp = 0 (residual: "
           "number of coordinates r with (J0perp)_r = 0).  (1.21) states the condition with the off-diagonal sectors, "

@@ -99,7 +99,7 @@ sec8a = Claim(
     params=[
         Param.int("Q", 2, 2, 2, "dimension = layers = clusters (Q = 2 only: see notes)"),
         Param.int("points", 4, 1, 10, "points per cluster", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Network built from aligned cumulative parameters W^(l) = D_l R_l (D_l random positive diagonal: the "
           "reduction does not see W_*), per-layer (W_l, b_l) by the inverse of (2.6); W^(Q+1) random, "
@@ -178,7 +178,7 @@ def _toy_solve(W0, B0, Y, T, n_out=101, extra=None):
 
 def _toy_params(extra=()):
     return [Param.int("Q", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of W(0), B(0), Y", search=(0, 10_000)),
+            Param.seed("seed of W(0), B(0), Y"),
             Param.float("T", 4.0, 0.1, 10.0, "time horizon"), *extra]
 
 
@@ -407,7 +407,7 @@ l82 = Claim(
     status="erratum",
     corrected=r"BB^T\ge\lambda_0\ \Longrightarrow\ \|AB\|_{op}\ge\sqrt{\lambda_0}\|A\|_{op}\ (\text{equality at }A=0)",
     params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.bool("zero_A", False, "use A = 0 (the counterexample to the strict form)")],
     notes="lambda_0 := lambda_min(B B^T) (B random, invertible a.s.).  Numeric: violation max(0, sqrt(lambda_0)||A|| - "
           "||AB||) against rounding.  'stated': the strict inequality at A = 0 (0 > 0 is false).  (8.19) misses a "
@@ -649,7 +649,7 @@ sec9a = Claim(
     status="holds",
     params=[Param.int("Q", 3, 2, 5, "dimension = layers", search=(2, 4)),
             Param.int("points", 4, 1, 10, "points per cluster (Q clusters)", search=(1, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Instance: R_l Haar, data = apexes far below: every layer coordinate >= 0.5, so I^(Q) = id.  Checked: the "
           "network output equals W^(Q+1) x (D5 output bias), the standard cost equals (9.3) when all N_j are equal, "
           "and the gradient in (beta, R) of the Euclidean input cost vanishes (9.6).  Falsifier 'one_truncated': one "
@@ -717,7 +717,7 @@ t91 = Claim(
               r"X^T(XX^T)^{-1}\text{ is }N\times Q\text{ (the projector is }X^T(XX^T)^{-1}X)",
     params=[Param.int("Q", 3, 1, 5, "dimension (= number of clusters)", search=(1, 4)),
             Param.int("points", 3, 1, 10, "points per cluster (N = Q * points)", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.float("T", 3.0, 0.1, 10.0, "time horizon")],
     validate=_validate_t91,
     notes="Cost (9.3) = 1/(2N) ||W X - Y_ext||^2 (Y_ext: the label of each point's cluster, Q x N), flow W' = -(WX - "

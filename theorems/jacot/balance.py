@@ -43,7 +43,7 @@ claim = Claim(
         Param.float("lam", 0.01, 0.0, 10.0, "L2 regularisation lambda (on all weights and biases)", low_open=True,
                     search=(0.002, 0.05)),
         Param.int("train_iters", 150, 0, 10_000, "L-BFGS iterations of the preliminary training"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the data, the teacher and the initial weights", search=(0, 10_000)),
+        Param.seed("seed of the data, the teacher and the initial weights"),
     ],
     validate=lambda p: _validate(p),
     notes="Loss: 1/N |Y - f_theta(X)|^2 + lam/2 sum_l (|W_l|^2 + |b_l|^2), ReLU hidden layers, linear output. "

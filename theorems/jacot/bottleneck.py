@@ -214,7 +214,7 @@ _PARAMS = [
     Param.float("Lt", 12.0, 1.0, 60.0, "largest effective depth (continuation 1, 2, 4, ..., Lt)"),
     Param.float("lam", 0.01, 1e-5, 1.0, "regularisation lambda"),
     Param.int("iters", 1000, 10, 50_000, "L-BFGS iterations per Lt"),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of teacher, data and initialisation"),
+    Param.seed("seed of teacher, data and initialisation", search=None),
 ]
 
 

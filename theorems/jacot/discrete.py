@@ -182,7 +182,7 @@ adaptive = Claim(
         Param.float("rate", 15.0, 0.0, 40.0, "speed of the fast end regions of the test path", search=(1.0, 20.0)),
         Param.int("w", 5, 1, 20, "width", search=(2, 6)),
         Param.int("N", 4, 1, 20, "data points", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Z, U, V", search=(0, 10_000)),
+        Param.seed("seed of Z, U, V"),
         Param.int("iters", 5000, 1, 100_000, "maximum damped iterations (stops when the ratio stalls)"),
     ],
     notes="Test path A(p) = Z + e^{-rate p} U + e^{-rate(1-p)} V + 0.3 p U (catalogue D5) sampled at "
@@ -303,7 +303,7 @@ gradient = Claim(
                     search=(0.1, 3.0)),
         Param.float("a", 0.5, 0.0, 1.0, "irregular mesh parameter", high_open=True, search=(0.0, 0.9)),
         Param.float("lam", 0.1, 0.0, 10.0, "regularisation lambda", search=(0.0, 1.0)),
-        Param.int("seed", 1, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed", 1),
     ],
     validate=lambda p: _validate_grad(p),
     notes="The derivation of D1 (catalogue): chain rule through alpha_l = (1 - rho Lt) alpha + rho W sigma(alpha). "

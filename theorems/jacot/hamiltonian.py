@@ -20,7 +20,7 @@ def _params(w=6, N=5, Lt=3.0, B_scale=0.1, search_w=(2, 8), search_N=(2, 8)):
         Param.int("w", w, 1, 32, "width (number of neurons, rows of A_p)", search=search_w),
         Param.int("N", N, 1, 32, "number of data points (columns of A_p)", search=search_N),
         Param.float("Lt", Lt, 0.0, 50.0, "effective depth L~ (leakage)", low_open=True, search=(0.5, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initial (A_0, B_0)", search=(0, 10_000)),
+        Param.seed("seed of the initial (A_0, B_0)"),
         Param.float("B_scale", B_scale, 0.0, 10.0, "scale of the initial momentum B_0", low_open=True,
                     search=(1e-2, 1.0)),
     ]

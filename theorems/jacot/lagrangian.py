@@ -18,7 +18,7 @@ def _shape(w=4, N=4, search_w=(1, 8), search_N=(1, 8)):
         Param.int("w", w, 1, 32, "width (rows of A)", search=search_w),
         Param.int("N", N, 1, 32, "data points (columns of A)", search=search_N),
         Param.float("Lt", 2.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.1, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ]
 
 
@@ -311,7 +311,7 @@ reparam = Claim(
         Param.float("Lt", 1.0, 0.0, 50.0, "effective depth", low_open=True, search=(0.5, 5.0)),
         Param.float("s", 2.0, -5.0, 5.0, "reparametrisation p(q) = (e^{sq} - 1)/(e^s - 1) (s = 0: identity)",
                     search=(-5.0, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C0, C1, C2", search=(0, 10_000)),
+        Param.seed("seed of C0, C1, C2"),
     ],
     notes="Path A(p) = C0 + sin(2p) C1 + p^3 C2 (catalogue L6). Integrals by composite 8-point Gauss-Legendre "
           "split at the ReLU kinks (located by brentq; K^+ is smooth between them), error estimated from two resolutions. Needs w + 1 >= N "
@@ -502,7 +502,7 @@ _sym_params = [
     Param.int("N", 7, 1, 16, "data points", search=(1, 8)),
     Param.float("Lt", 2.0, 0.0, 10.0, "effective depth", search=(0.0, 10.0)),
     Param.float("c", 3.0, 0.0, 10.0, "stretch factor (S1) / added leak (S4)", low_open=True, search=(0.1, 10.0)),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the weight family and inputs", search=(0, 10_000)),
+    Param.seed("seed of the weight family and inputs"),
     Param.int("steps", 400, 8, 20_000, "RK4 steps on each range"),
 ]
 

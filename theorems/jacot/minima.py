@@ -133,7 +133,7 @@ cont = Claim(
         Param.int("r", 2, 1, 31, "rank of the non-negative base point A_0", search=(1, 3)),
         Param.float("eps", 0.1, 0.0, 1.0, "largest perturbation size; the sequence is eps * 10^-j, j = 0..4",
                     low_open=True, search=(0.01, 1.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     validate=lambda p: _validate_cont(p),
     notes="A_eps = A_0 + eps E with A_0 = |G1||G2| >= 0 of rank r and E = |u||v|^T >= 0 generic: A_eps >= 0 has "
@@ -246,7 +246,7 @@ stable = Claim(
         Param.int("w", 6, 1, 32, "neurons (rows of A)", search=(2, 7)),
         Param.int("N", 5, 2, 32, "data points (columns of A)", search=(3, 7)),
         Param.int("k", 3, 1, 31, "inner dimension of A = |G1||G2| (k < N so that 1 is not in Im A^T)", search=(1, 3)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.int("n_pert", 30, 1, 10_000, "random perturbations per scale in the stability test"),
         Param.matrix("A", None, "your own candidate minimum A (w x N); overrides w, N, k, seed"),
     ],
@@ -417,7 +417,7 @@ path = Claim(
     params=[
         Param.int("N", 3, 1, 4, "data points (the LP has N(N+1) equality rows)", search=(2, 3)),
         Param.int("w", 15, 1, 64, "neurons; the claim needs w > N(N+1)", search=(13, 20)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A-hat", search=(0, 10_000)),
+        Param.seed("seed of A-hat"),
         Param.int("n_t", 11, 2, 201, "grid points in t"),
     ],
     notes="Caratheodory for cones via an LP vertex (scipy HiGHS dual simplex), polished on its support. "
@@ -544,7 +544,7 @@ disc = Claim(
         Param.int("L0", 25, 2, 400, "coarsest number of layers; errors at L0, 2 L0, 4 L0, 8 L0 (need L0 > Lt)",
                   search=(20, 40)),
         Param.float("lam", 0.1, 0.0, 10.0, "regularisation lambda of the objective M3"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of X, f*(X) and the smooth weights W_p", search=(0, 10_000)),
+        Param.seed("seed of X, f*(X) and the smooth weights W_p"),
     ],
     validate=lambda p: _validate_disc(p),
     notes="M1 (Lt = 0, the NeuralODE) and M2 (Lt > 0) are definitions; l.43 ('continuous version of "
@@ -688,7 +688,7 @@ mom = Claim(
         Param.float("Lt", 2.0, 0.0, 10.0, "effective depth L~", search=(0.0, 4.0)),
         Param.float("lam", 0.1, 0.0, 10.0, "regularisation lambda", low_open=True, search=(0.01, 1.0)),
         Param.int("n", 200, 20, 5000, "RK4 steps on [0, 1] (forward and backward)"),
-        Param.int("seed", 1, 0, 2**32 - 1, "seed of X, f*(X) and the weights", search=(0, 10_000)),
+        Param.seed("seed of X, f*(X) and the weights", 1),
     ],
     notes="[W_p^T B_p] keeps the first w rows (the bias row of W_p^T B_p is dropped, implicit in the paper). "
           "Check: B_0 from the backward ODE (RK4, joint with A_p integrated backwards from A_1) against "

@@ -25,7 +25,7 @@ def _stable_params(w=6, N=5, k=3):
         Param.int("w", w, 1, 32, "neurons (rows of the stable minimum A = |G1||G2|)", search=(2, 7)),
         Param.int("N", N, 2, 32, "data points", search=(3, 7)),
         Param.int("k", k, 1, 31, "inner dimension (k < N: 1 not in Im A^T)", search=(1, 2)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ]
 
 
@@ -54,7 +54,7 @@ e3 = Claim(
     params=[
         Param.int("w", 3, 1, 32, "rows of A", search=(1, 5)),
         Param.int("N", 4, 1, 32, "columns of A", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A and of the random competitors B", search=(0, 10_000)),
+        Param.seed("seed of A and of the random competitors B"),
         Param.int("n_B", 200, 1, 10_000, "random competitors B with Im A^T in Im B^T and |B|_F = |A|_F"),
     ],
     notes="E3: the middle expression has |A|_*^2 for |A|_* (|sqrt A|_F^2 = |A|_*); the minimum must be restricted "
@@ -492,7 +492,7 @@ e17 = Claim(
         Param.int("w", 3, 1, 16, "width", search=(1, 5)),
         Param.int("N", 3, 1, 16, "data points", search=(1, 5)),
         Param.float("Lt", 2.0, 0.0, 20.0, "effective depth", search=(0.0, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A_r, V, b, q, r(q), r'(q)", search=(0, 10_000)),
+        Param.seed("seed of A_r, V, b, q, r(q), r'(q)"),
     ],
     notes="E17 (notation/typo, independent of the factor 2 of E1): the proof writes W for the non-bias part V. "
           "Pointwise check: at random A_r (any signs), V, b, q, r = r(q), r' > 0, the chain rule "
@@ -576,7 +576,7 @@ e18 = Claim(
     params=[
         Param.int("w", 5, 1, 32, "rows", search=(1, 6)),
         Param.int("N", 4, 1, 32, "columns", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="E18; beta = 1 is the appended constant. The same proof calls '(the converse of) Proposition 2' what is "
           "its contrapositive, and calls A_1 a 'saddle' without showing criticality (the gap of "

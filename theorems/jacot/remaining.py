@@ -55,7 +55,7 @@ transpose = Claim(
         Param.int("w", 6, 1, 32, "width (rows of A, B)", search=(1, 8)),
         Param.int("N", 5, 1, 32, "data points (columns of A, B)", search=(1, 8)),
         Param.float("Lt", 3.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.1, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of (A, B)", search=(0, 10_000)),
+        Param.seed("seed of (A, B)"),
     ],
     notes="E10: W_p is w x (w+1) and sigma(A_p)^+ is N x (w+1), so the printed product is not even defined "
           "unless N = w + 1, and then it is the wrong matrix. The instance: random A; B with rows in Im K "
@@ -231,7 +231,7 @@ prop9 = Claim(
               r"c_0=\|[a]_-\|^2>0\ (\text{bias-free})",
     params=[
         Param.int("w", 3, 1, 32, "width (length of the column a = A_{p0, . i})", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W and a (a has at least one negative entry)", search=(0, 10_000)),
+        Param.seed("seed of W and a (a has at least one negative entry)"),
         Param.float("t", 0.5, 0.0, 1.0, "value of the bump t(p) in (0, 1)", low_open=True, high_open=True,
                     search=(0.05, 0.95)),
         Param.float("Lt", 2.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.5, 10.0)),
@@ -366,7 +366,7 @@ squared = Claim(
     params=[
         Param.int("w", 6, 1, 32, "width (rows of A)", search=(1, 8)),
         Param.int("N", 5, 1, 32, "data points (w + 1 >= N makes the COI finite generically)", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A and of the null-space competitors", search=(0, 10_000)),
+        Param.seed("seed of A and of the null-space competitors"),
     ],
     notes="E20 (wording). W* = A sigma(A)^+ solves W sigma(A) = A when the image condition holds and is the "
           "minimum-norm solution (every other solution is W* + Z with Z sigma(A) = 0 and |W* + Z|^2 = |W*|^2 + "
@@ -444,7 +444,7 @@ p1hyp = Claim(
     params=[
         Param.int("w", 1, 1, 64, "rows of A", search=(1, 5)),
         Param.int("N", 2, 1, 64, "columns of A", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("shift", -3.0, -10.0, 10.0, "A = G + shift (negative shift: sigmabar(A) often 0)",
                     search=(-3.0, 2.0)),
         Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift"),

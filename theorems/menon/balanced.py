@@ -72,7 +72,7 @@ sign = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width of every layer (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random initial layers and target", search=(0, 10_000)),
+        Param.seed("seed of the random initial layers and target"),
         Param.float("T", 0.5, 0.0, 5.0, "time horizon of the flow (T = 0: only the initial point)"),
         Param.float("h", 0.01, 0.0, 0.1, "step of the implicit midpoint rule", low_open=True),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
@@ -184,7 +184,7 @@ svals = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 5)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.int("zeros", 0, 0, 8, "number of zero singular values of W_1 (rank d - zeros)", search=(0, 2)),
         Param.choice("construction", "sqrt", ["sqrt", "z"],
                      "sqrt: W_1 Gaussian, W_{p+1} = O_{p+1} (W_pW_p^T)^{1/2} (solves (4.4) layer by layer); "
@@ -285,7 +285,7 @@ dim = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 4, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the frames Q_p and of Lambda", search=(0, 10_000)),
+        Param.seed("seed of the frames Q_p and of Lambda"),
         Param.int("zeros", 0, 0, 6, "number of zero entries of Lambda (0: the full-rank leaf M)"),
     ],
     validate=_validate_zeros,
@@ -468,7 +468,7 @@ e2e = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.choice("energy", "quadratic", list(ENERGIES), "the energy E (quadratic, quartic, completion)"),
         Param.choice("init", "random", ["random", "balanced"], "random layers (G != 0) or a balanced point"),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
@@ -596,7 +596,7 @@ gd = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("eta", 0.37, 0.0, 2.0, "step size", low_open=True, search=(1e-4, 0.5)),
         Param.choice("energy", "quadratic", list(ENERGIES), "the energy E"),
         Param.choice("init", "random", ["random", "balanced"], "random layers or a balanced point"),
@@ -818,7 +818,7 @@ sde = Claim(
         Param.float("dt", 0.01, 0.0, 0.05, "Euler-Maruyama step (its O(dt) bias is removed exactly, see notes)",
                     low_open=True),
         Param.int("paths", 2000, 100, 200_000, "Monte-Carlo paths"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers, target and noise", search=(0, 10_000)),
+        Param.seed("seed of the layers, target and noise"),
     ],
     validate=_validate_sde,
     notes="Derived (not in the paper; supports §13.4).  E = 1/2|W - Y|^2, B_p a d_p x d_{p-1} matrix Brownian "
@@ -1005,7 +1005,7 @@ cone = Claim(
               r"\subset\mathbb R^8,\ \dim\mathcal M=5,\ \mathcal C\ \text{has zero mean curvature at}\ x\ne0",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point and the cone points", search=(0, 10_000)),
+        Param.seed("seed of the balanced point and the cone points"),
         Param.int("m", 4, 1, 8, "dimension of the a-block of the cone {|a|^2 = |b|^2} (Remark 8: 4)"),
         Param.int("n", 4, 1, 8, "dimension of the b-block (Remark 8: 4)"),
         Param.int("points", 5, 1, 100, "number of random cone points"),
@@ -1146,7 +1146,7 @@ bw = Claim(
               r"\text{is symmetric; then}\ \dot W=-\operatorname{grad}_{g^2}E=-\tfrac12\operatorname{grad}_{BW}E",
     params=[
         Param.int("d", 3, 1, 5, "size of the psd matrices", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of P, Z and the target", search=(0, 10_000)),
+        Param.seed("seed of P, Z and the target"),
     ],
     notes="g^2(Z,Z) = min{ |(dW_1^T, dW_1)|^2 = 2|dW_1|^2 : W_1^T dW_1 + dW_1^T W_1 = Z } is computed as a "
           "least-norm problem with a non-symmetric factor W_1 (Cholesky), independently of any Lyapunov "

@@ -167,8 +167,7 @@ def _lam_param():
 COMMON = [
     Param.int("d", 3, 2, 5, "width d (d >= 2 so that so(d) != 0)", search=(2, 4)),
     Param.int("N", 4, 2, 6, "depth N", search=(2, 5)),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and of the Haar frames Q_N, ..., Q_0",
-              search=(0, 10_000)),
+    Param.seed("seed of Lambda and of the Haar frames Q_N, ..., Q_0"),
 ]
 
 

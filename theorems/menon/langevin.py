@@ -136,7 +136,7 @@ gibbs = Claim(
     params=[
         Param.int("d", 2, 1, 6, "dimension", search=(1, 3)),
         Param.float("beta", 2.0, 0.05, 50.0, "inverse temperature", search=(0.2, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the SPD matrix A and of the noise", search=(0, 10_000)),
+        Param.seed("seed of the SPD matrix A and of the noise"),
         _paths_param(1000),
         Param.float("dt", 1e-3, 1e-5, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 8.0, 0.5, 100.0, "time horizon (the transient e^{-2 a_min T} is in the tolerance)"),
@@ -243,7 +243,7 @@ lb = Claim(
     params=[
         Param.float("beta", 2.0, 0.1, 50.0, "inverse temperature", search=(0.5, 5.0)),
         Param.float("r0", 2.0, 0.5, 10.0, "initial radius (polar coordinates)", search=(1.5, 4.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the noise", search=(0, 10_000)),
+        Param.seed("seed of the noise"),
         _paths_param(4000),
         Param.float("dt", 1e-3, 1e-5, 0.02, "Euler-Maruyama step", low_open=True),
         Param.float("T", 2.0, 0.01, 10.0, "time horizon"),
@@ -361,7 +361,7 @@ dyson = Claim(
     params=[
         Param.int("d", 3, 2, 8, "number of particles", search=(2, 5)),
         Param.float("beta", 2.0, 0.05, 100.0, "inverse temperature (the claim needs beta >= 1)", search=(1.0, 8.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x_0 and of the noise", search=(0, 10_000)),
+        Param.seed("seed of x_0 and of the noise"),
         _paths_param(1000),
         Param.float("dt", 1e-3, 1e-5, 0.02, "Euler-Maruyama step", low_open=True),
         Param.float("T", 1.0, 0.01, 10.0, "time horizon"),
@@ -526,7 +526,7 @@ thm15 = Claim(
         Param.int("d", 3, 2, 6, "matrix size", search=(2, 4)),
         Param.float("beta", 2.0, 0.05, 1000.0, "inverse temperature of the normal noise (part (a))",
                     search=(1.0, 8.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x_0, of the frame U and of the noise", search=(0, 10_000)),
+        Param.seed("seed of x_0, of the frame U and of the noise"),
         _paths_param(200),
         Param.float("dt", 1e-3, 1e-5, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 0.5, 0.01, 5.0, "time horizon"),
@@ -673,8 +673,7 @@ entropy = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 2, 7, "matrix size", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x, of the frame U and of the Lie-algebra basis",
-                  search=(0, 10_000)),
+        Param.seed("seed of x, of the frame U and of the Lie-algebra basis"),
         Param.float("h", 1e-4, 1e-7, 1e-2, "finite-difference step (relative to the smallest gap)"),
     ],
     notes="The volume element of O_x = U_d / T at any of its points is sqrt(pdet Gram) of the orbit map "
@@ -797,7 +796,7 @@ rle = Claim(
         Param.int("d", 3, 2, 6, "matrix size", search=(2, 4)),
         Param.float("beta", 4.0, 0.1, 1000.0, "inverse temperature", search=(1.0, 10.0)),
         Param.float("kappa", 0.0, 0.0, 10.0, "anisotropy (weight of the normal noise)", search=(0.0, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x_0, U and the noise", search=(0, 10_000)),
+        Param.seed("seed of x_0, U and the noise"),
         _paths_param(200),
         Param.float("dt", 1e-3, 1e-5, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 0.5, 0.01, 5.0, "time horizon"),
@@ -892,7 +891,7 @@ sphere = Claim(
     params=[
         Param.int("d", 5, 2, 12, "dimension", search=(2, 10)),
         Param.float("r0", 1.0, 0.1, 10.0, "initial radius", search=(0.3, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of m_0's direction and of the noise", search=(0, 10_000)),
+        Param.seed("seed of m_0's direction and of the noise"),
         _paths_param(200),
         Param.float("dt", 1e-3, 1e-6, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 1.0, 0.01, 10.0, "time horizon"),

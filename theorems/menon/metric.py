@@ -206,7 +206,7 @@ end_to_end = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point and of E'", search=(0, 10_000)),
+        Param.seed("seed of the balanced point and of E'"),
         Param.int("zeros", 0, 0, 7, "number of zero singular values (a point of M_r, r = d - zeros)",
                   search=(0, 2)),
         Param.float("G", 0.0, 0.0, 1.0, "size of a perturbation of the layers off M_0 (|G| = O(G)); "
@@ -383,7 +383,7 @@ partial = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point", search=(0, 10_000)),
+        Param.seed("seed of the balanced point"),
         Param.int("zeros", 0, 0, 7, "number of zero singular values", search=(0, 2)),
     ],
     validate=_validate_zeros,
@@ -519,7 +519,7 @@ transpose = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when W is given)", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W (Gaussian) and Z", search=(0, 10_000)),
+        Param.seed("seed of W (Gaussian) and Z"),
         Param.int("zeros", 0, 0, 7, "zero singular values forced on the seeded W (drops invertibility)"),
         Param.matrix("W", None, "a square matrix of your own"),
         Param.matrix("Z", None, "the tangent vector Z (same shape as W)"),
@@ -703,7 +703,7 @@ gradient = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth (N = 1: A = I and both forms agree)", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W, Y and Z", search=(0, 10_000)),
+        Param.seed("seed of W, Y and Z"),
     ],
     notes="E(W) = 1/2|W-Y|^2 + 1/8|W-Y|^4 (not quadratic, so E' is not affine).  dE(W)(Z) is computed "
           "independently of E' by the complex-step derivative Im E(W + i h Z)/h, h = 1e-30 (exact to rounding). "
@@ -769,7 +769,7 @@ flow = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point and E'", search=(0, 10_000)),
+        Param.seed("seed of the balanced point and E'"),
         Param.int("zeros", 0, 0, 7, "zero singular values (a point of M_r, r = d - zeros)", search=(0, 2)),
         Param.float("T", 0.0, 0.0, 5.0, "0: identities at the point; T > 0: integrate (4.11) for E = 1/2|W-Y|^2 "
                     "to time T and check that the rank stays r and E(T) - E(0) = -int |grad E|^2_{g^N} dt"),
@@ -916,7 +916,7 @@ spectrum = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when sigmas is given)", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W (Gaussian) or of its singular vectors", search=(0, 10_000)),
+        Param.seed("seed of W (Gaussian) or of its singular vectors"),
         Param.vector("sigmas", None, "singular values of your own (W = U diag(sigmas) V^T, Haar U, V)", low=0.0),
         Param.int("zeros", 0, 0, 7, "zero singular values forced on the seeded W"),
     ],
@@ -1043,7 +1043,7 @@ coords = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when sigmas is given)", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth (N = 1: both forms agree)", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W and Z", search=(0, 10_000)),
+        Param.seed("seed of W and Z"),
         Param.vector("sigmas", None, "singular values of your own (positive)", low=0.0),
     ],
     notes="Reference value Tr(Z^T A^{-1} Z) (4.16) by a linear solve with the matrix of A (no use of Lemma 1). "
@@ -1138,7 +1138,7 @@ limit = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when sigmas is given)", search=(1, 4)),
         Param.int("N", 100, 1, 10**9, "depth of the comparison (1/N) A_N vs A_inf", search=(1, 10**6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W (Gaussian) or its singular vectors", search=(0, 10_000)),
+        Param.seed("seed of W (Gaussian) or its singular vectors"),
         Param.vector("sigmas", None, "positive singular values of your own", low=0.0),
         Param.int("nodes", 40, 4, 200, "Gauss-Legendre nodes for the integral (14.7)"),
     ],
@@ -1309,7 +1309,7 @@ entropy = Claim(
     params=[
         Param.int("d", 3, 2, 8, "width (ignored when sigmas are given)", search=(2, 5)),
         Param.int("N", 10**6, 1, 10**12, "depth at which S_N(W) - S_N(W') is compared", search=(10**4, 10**9)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the two spectra", search=(0, 10_000)),
+        Param.seed("seed of the two spectra"),
         Param.vector("sigmas", None, "distinct positive singular values of W", low=0.0),
         Param.vector("sigmas2", None, "distinct positive singular values of W'", low=0.0),
     ],

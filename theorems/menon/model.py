@@ -122,7 +122,7 @@ caricature = Claim(
         Param.int("d", 3, 1, 6, "width d = d_x = d_y of every layer", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 5)),
         Param.int("n", 5, 1, 50, "number of training pairs (X_k, Y_k)", search=(1, 8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of layers and data", search=(0, 10_000)),
+        Param.seed("seed of layers and data"),
     ],
     notes="Lines 91-97 define (2.1)-(2.2) for a general network f(x; W); line 148 (Sec. 3.2) identifies the DLN "
           "as f = f_N∘...∘f_1 with f_p(x) = W_p x (printed with 'n' for N, E18), so (2.1) becomes E∘φ with "
@@ -258,7 +258,7 @@ gradient = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width of every layer (ignored when widths or rectangular is given)", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of layers and target", search=(0, 10_000)),
+        Param.seed("seed of layers and target"),
         Param.choice("energy", "quadratic", list(ENERGIES),
                      "E = 1/2|M∘(W-Y)|² (+ q/4|M∘(W-Y)|⁴): quadratic, quartic (q=1/2), completion (3.8) (random mask)"),
         Param.float("h", 1e-4, 0.0, 0.1, "finite-difference step", low_open=True),
@@ -409,7 +409,7 @@ fibre = Claim(
     params=[
         Param.int("d", 3, 1, 5, "width", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers and the gauge", search=(0, 10_000)),
+        Param.seed("seed of the layers and the gauge"),
         Param.choice("point", "random", ["random", "zero"], "random layers (W invertible) or the zero tuple"),
     ],
     notes="Erratum E19 (imprecision): Nd^2 is the number of parameters, not the number (nor the dimension) of "
@@ -583,7 +583,7 @@ completion = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 8, "matrix size", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the mask S and values a_ij", search=(0, 10_000)),
+        Param.seed("seed of the mask S and values a_ij"),
         Param.float("density", 0.5, 0.0, 1.0, "probability that an entry is observed (S nonempty, S != all)",
                     search=(0.1, 0.9)),
         Param.float("spread", 100.0, 0.0, 1e6, "size of the unobserved entries of the test minimisers",
@@ -702,7 +702,7 @@ morse = Claim(
     params=[
         Param.int("d", 3, 1, 4, "width", search=(1, 3)),
         Param.int("N", 3, 1, 5, "depth; N >= 2 for overparametrization", search=(2, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the target Y and the factorisation", search=(0, 10_000)),
+        Param.seed("seed of the target Y and the factorisation"),
         Param.float("h", 1e-2, 0.0, 1.0, "finite-difference step of the Hessian", low_open=True),
     ],
     notes="Printed '\\phi\\circ E' is read E∘φ (E18). Instance: E = 1/2|W - Y|^2 with Y invertible and W any "
@@ -827,7 +827,7 @@ thin = Claim(
     params=[
         Param.int("d", 3, 1, 5, "width", search=(1, 4)),
         Param.int("N", 4, 1, 6, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers and the energies", search=(0, 10_000)),
+        Param.seed("seed of the layers and the energies"),
         Param.choice("point", "random", POINTS,
                      "random layers, the zero tuple, or all W_p = diag(1, 0, ..., 0)"),
     ],
@@ -945,7 +945,7 @@ count = Claim(
     params=[
         Param.int("d", 3, 1, 5, "width", search=(1, 4)),
         Param.int("N", 4, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point", search=(0, 10_000)),
+        Param.seed("seed of the balanced point"),
         Param.int("rank", -1, -1, 5, "rank r of W (-1: full rank d)"),
     ],
     validate=_validate_rank,
@@ -1086,7 +1086,7 @@ norm = Claim(
         Param.int("d", 3, 1, 8, "width", search=(1, 5)),
         Param.int("N", 3, 2, 8, "depth (the product identity is checked when N = 2, on (W_2, W_1) otherwise)",
                   search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers", search=(0, 10_000)),
+        Param.seed("seed of the layers"),
     ],
     notes="Convention (4.2): G_p = W_pW_p^T - W_{p+1}^TW_{p+1} (= -C_p; E1). (4.23) holds for every W with that "
           "convention; the N = 2 identity (catalogue §2.2 R7) gives |K|^2 - |G||K| <= |W|^2, the only part of the "

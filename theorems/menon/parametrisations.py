@@ -134,7 +134,7 @@ polar_svd = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 8, "size of W", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random W", search=(0, 10_000)),
+        Param.seed("seed of the random W"),
         Param.int("rank", None, 0, 8, "rank of the random W (null: full rank)", search=(0, 5)),
         Param.matrix("W", None, "a square matrix of your own (overrides d, seed, rank)"),
     ],
@@ -334,7 +334,7 @@ polar_parametrisation = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_1, Q_p and G_p", search=(0, 10_000)),
+        Param.seed("seed of W_1, Q_p and G_p"),
         _g_scale_param(),
     ],
     notes="Erratum E6 (line 374): printed P_1 = W_1^T W_1 is P_1^2.  The construction (5.7)-(5.8) itself "
@@ -431,7 +431,7 @@ left_to_right = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_N, U_p and G_p", search=(0, 10_000)),
+        Param.seed("seed of W_N, U_p and G_p"),
         _g_scale_param(),
     ],
     notes="Holds with the sign of (4.2) when P_{p+1}^2 + G_p is psd; G_p positive definite makes every "
@@ -473,7 +473,7 @@ scalar_conics = Claim(
     status="holds",
     params=[
         Param.int("N", 2, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of w(0) and the target y", search=(0, 10_000)),
+        Param.seed("seed of w(0) and the target y"),
         Param.float("T", 5.0, 0.0, 20.0, "time horizon", low_open=True),
         Param.float("eta", 0.1, 0.0, 0.5, "GD step (falsifier finite_step_gd)", low_open=True),
     ],
@@ -704,7 +704,7 @@ svd_parametrisation = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 3, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and Q_N..Q_0", search=(0, 10_000)),
+        Param.seed("seed of Lambda and Q_N..Q_0"),
         Param.float("min_gap", 0.05, 0.0, 1.0, "smallest gap between the drawn lambda_i", low_open=True),
         Param.vector("lam", None, "Lambda of your own (d positive entries)"),
     ],
@@ -910,7 +910,7 @@ rank_deficient_svd = Claim(
         Param.int("d", 3, 2, 6, "width", search=(2, 5)),
         Param.int("r", 2, 1, 6, "rank (1 <= r <= d)", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and the frames", search=(0, 10_000)),
+        Param.seed("seed of Lambda and the frames"),
     ],
     validate=_validate_rank,
     notes="Erratum E7 (line 422): with the decreasing order (5.18) rank r means the last d - r singular "

@@ -74,7 +74,7 @@ mean_curv = Claim(
                      "hermitian: isospectral orbit {U X U^*} in Sym_d / Her_d with S = c log van(x), c = 1 / 2"),
         Param.int("d", 3, 2, 5, "width / matrix size", search=(2, 4)),
         Param.int("N", 3, 2, 6, "depth (orbit=dln only)", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda, Q_p (or of the spectrum x)", search=(0, 10_000)),
+        Param.seed("seed of Lambda, Q_p (or of the spectrum x)"),
     ],
     notes="Erratum E17 (sign convention). By the first variation of volume, d/dt log vol(O) along a normal "
           "field X is -<H, X>, so grad(S∘phi) = -H with H the (inward, for spheres) trace of the second "
@@ -226,7 +226,7 @@ bm_proj = Claim(
         Param.float("beta", 2.0, 0.1, 100.0, "inverse temperature"),
         Param.float("T", 1.0, 0.0, 10.0, "time", low_open=True),
         Param.int("paths", 4000, 100, 10**6, "Monte-Carlo samples"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Erratum E13. For f on the quotient, Delta_g(f∘phi) = (Delta_h f + <grad S, grad f>)∘phi (the vertical "
           "trace of the Hessian is -<H, grad f> = <grad S, grad f> by principle (2)). Counterexamples: |x| of BM "
@@ -335,7 +335,7 @@ rle_gen = Claim(
         Param.float("T", 1.0, 0.0, 10.0, "time", low_open=True),
         Param.float("dt", 1e-3, 1e-5, 1e-1, "Euler-Maruyama step"),
         Param.int("paths", 200, 10, 10**5, "paths"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Instance of (12.6)-(12.7): M = R^d, G = SO(d), X = [0, inf) with h = dr^2, S = (d-1) log r, E = 0. "
           "The upstairs SDE dm = sqrt(2/beta) P_m dW (BM at inverse temperature beta, projected on T O) has "
@@ -440,7 +440,7 @@ thm18 = Claim(
     params=[
         Param.int("d", 3, 1, 4, "width", search=(1, 4)),
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and Q_N, Q_0", search=(0, 10_000)),
+        Param.seed("seed of Lambda and Q_N, Q_0"),
         Param.float("h", 1e-4, 1e-7, 1e-2, "finite-difference step (relative to |W|)"),
     ],
     notes="Erratum E14 (presentation): the drift (12.9) is correct (no interaction terms), but the noise matrix of "
@@ -587,7 +587,7 @@ ent_grad = Claim(
     params=[
         Param.int("d", 3, 2, 5, "width", search=(2, 4)),
         Param.int("N", 4, 2, 8, "depth", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("h", 1e-5, 1e-8, 1e-2, "finite-difference step (relative to |W|)"),
     ],
     notes="S is the entropy of Thm 10 (line 976 says 'Theorem 14': typo, E18). grad_{g^N} S = A(∇_F S) since "
@@ -778,7 +778,7 @@ unbal = Claim(
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
         Param.int("samples", 500, 10, 100_000, "number of Gaussian draws"),
         Param.float("delta", 1e-8, 1e-14, 1e-2, "threshold on max_p |C_p|_F / |W|^2 for 'on M'"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Proof: W -> (C_p)_p is a polynomial submersion at generic points (its Jacobian has full rank "
           "(N-1)d(d+1)/2, the codimension of M_0), so M_0 is a proper algebraic subset of M_d^N, of Lebesgue "
@@ -872,7 +872,7 @@ mc = Claim(
         Param.float("scale", 0.01, 1e-4, 2.0, "standard deviation of the Gaussian entries of W_0"),
         Param.float("T", 1000.0, 1.0, 1e5, "integration time"),
         Param.float("radius", 0.1, 1e-3, 1.0, "clustering radius (Frobenius distance to the target set)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initial conditions", search=(0, 10_000)),
+        Param.seed("seed of the initial conditions"),
     ],
     notes="Erratum E15 (typo / incomplete): the flow (14.5) commutes with W -> DWD, D = diag(1,-1) (E(DWD) = E(W), "
           "E'(DWD) = D E'(W) D, A_{N,DWD}(DZD) = D A_{N,W}(Z) D), and the Gaussian law of W_0 is invariant, so "

@@ -100,7 +100,7 @@ def _common_params(N_default=64, N_search=(4, 512)):
     return [
         Param.int("N", N_default, 1, 20_000, "depth", search=N_search),
         Param.int("d", 4, 1, 8, "state dimension", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the weights, x0 and target", search=(0, 10_000)),
+        Param.seed("seed of the weights, x0 and target"),
         Param.choice("family", "smooth", FAMILIES, "smooth-in-depth weights or bounded i.i.d. weights"),
     ]
 
@@ -263,7 +263,7 @@ euler_rates = Claim(
               r"\ \text{(smooth and non-smooth weights)}",
     status="holds",
     params=[Param.int("d", 4, 1, 8, "state dimension"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "smooth", FAMILIES, "weight family")],
     notes="Least-squares slopes of log error against log N over N = 64, 128, 256, 512 (iid: geometric mean of "
           f"{N_SEEDS_IID} draws per N); certified when |slope - claimed| <= 0.1 + 3 standard errors. Catalogue "
@@ -311,7 +311,7 @@ heun_rates = Claim(
               r"\|\tilde\nabla_{\theta_n}L-\nabla_{\theta_n}L\|=O(\tfrac{\Delta_\theta^N}{N^2}+\tfrac1{N^3})",
     status="holds",
     params=[Param.int("d", 4, 1, 8, "state dimension"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "smooth", FAMILIES, "weight family (smooth: Delta = O(1/N^2); iid: Delta = O(1))")],
     notes="Smooth weights (Delta = O(1/N^2)): the thesis predicts slopes <= -2 (activations) and <= -3 (gradients); "
           "measured -3 and -4 (catalogue A5/A7: a Heun step and its reversal have local defect O(h^4) when "
@@ -476,7 +476,7 @@ lemma214 = Claim(
     status="holds",
     params=[Param.int("N", 100, 2, 10**5, "depth (the check also runs 10N)", search=(10, 1000)),
             Param.int("d", 3, 1, 8, "dimension", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of W_n, W_{n+1}, b's and x", search=(0, 10_000))],
+            Param.seed("seed of W_n, W_{n+1}, b's and x")],
     notes="Typo (E17): 'x in R' should be x in R^d; checked for vectors with f_n = tanh(W_n x + b_n). Numeric: the "
           "remainder r(N) = |lhs - lead| satisfies (10N)^2 r(10N) <= 1.5 N^2 r(N) (bounded N^2 r), plus rounding "
           "8 d eps |f| (10N)^2.",
@@ -575,7 +575,7 @@ heun_grad = Claim(
     status="erratum",
     params=[Param.int("N", 6, 1, 64, "depth", search=(2, 12)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "iid", FAMILIES, "weight family")],
     notes="E4 (proof only; the rate of Prop 2.12 is measured in sander.adjoint_heun_rates). E5 (l.1458): "
           "nabla_{x_n} L = (I + d_x phi_n(x_n)/N)^T nabla_{x_{n+1}} L, Jacobian at x_n, not x_{n+1} (the kernel "

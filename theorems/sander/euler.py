@@ -192,7 +192,7 @@ claim = Claim(
     params=[
         Param.int("N", 64, 1, 100_000, "depth (Euler step 1/N)", search=(8, 512)),
         Param.int("d", 3, 1, 8, "state dimension", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the field and x0", search=(0, 10_000)),
+        Param.seed("seed of the field and x0"),
         Param.choice("family", "smooth", FAMILIES,
                      "smooth: tanh(W(s)x+b(s)), trig/poly W(s); affine: phi=as+b (tightness, l.805); "
                      "steps: f(x,theta_n)=n v, residual interpolation (C2.6a); alternating: theta_n=(-1)^n, "
@@ -364,7 +364,7 @@ backprop = Claim(
     status="holds",
     params=[Param.int("N", 6, 1, 64, "depth", search=(1, 12)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "iid", ("iid", "smooth"), "weight family")],
     notes="Numeric: the kernel solvers.resnet_ode.euler_backward (which is (2.3) for f = tanh(Wx+b)) against central "
           "finite differences (solvers.fd, Richardson error estimate x10) for the gradients in W_n, b_n and x_0. "

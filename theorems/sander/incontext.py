@@ -68,7 +68,7 @@ quad = Claim(
     params=[
         Param.int("d", 3, 1, 4, "dimension", search=(1, 4)),
         Param.int("T", 5, 2, 7, "sequence length T (p = P_{T-1,.} in R^T)", search=(2, 7)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C and p (entries uniform in [-2, 2])", search=(0, 10_000)),
+        Param.seed("seed of C and p (entries uniform in [-2, 2])"),
     ],
     notes="E6.2: at t = t' = T-1 the proof (l.4545) adds the j = k term in both sums. Exact expectation by quadrature on "
           "the N-th roots of unity, N = 2T (exponents lie in [2-T, T]). Unaffected: the reductions at p = e_T "
@@ -149,7 +149,7 @@ zero = Claim(
         Param.int("d", 3, 1, 4, "dimension", search=(1, 4)),
         Param.int("T", 5, 2, 7, "sequence length", search=(2, 7)),
         Param.float("c", 2.0, 0.1, 10.0, "C = c I, p_T = 1/c", search=(0.2, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the perturbation direction", search=(0, 10_000)),
+        Param.seed("seed of the perturbation direction"),
     ],
     notes="Exact quadrature. Certified: the loss is 0 on the family, and it is strictly positive (above the "
           "rounding bound) after a 1e-3 perturbation of an off-diagonal C entry or of p_{T-1}; by Prop 6.8 the loss "
@@ -460,7 +460,7 @@ gd = Claim(
         Param.int("d", 2, 1, 3, "dimension", search=(1, 3)),
         Param.int("Tmax", 5, 2, 6, "T_max", search=(2, 6)),
         Param.choice("s0", "inverse", ["inverse", "zero"], "convention for s_0 (E6.1): W^-1 s_1 or 0"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the phases of the GD-identity check and of eta", search=(0, 10_000)),
+        Param.seed("seed of the phases of the GD-identity check and of eta"),
     ],
     notes="E6.1 / ambiguity A1. Exact loss of (6.4) by roots-of-unity quadrature (N = 3 T_max + 4). Checked for the "
           "chosen s_0: the closed-form loss d sum_T (eta^2 K_T - 2 eta m_T + 1) along the structured line, the gradient "
@@ -580,7 +580,7 @@ real = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 12, "dimension", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the Haar unitary", search=(0, 10_000)),
+        Param.seed("seed of the Haar unitary"),
     ],
     notes="Haar unitary by QR with phase correction. Spectrum matched by an assignment (sorted by angle); eigenvalues "
           "of a normal matrix are perfectly conditioned, so the tolerance is 64 d eps.",
@@ -642,8 +642,7 @@ sgf = Claim(
     statement=r"|p_0a_0b_0-1|<1\ \Rightarrow\ \text{GF on }\ell=(pab-1)^2\text{ converges to }a^*b^*p^*=1",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initialisation (uniform [-2, 2]^3, conditioned on |pab-1| < 1)",
-                  search=(0, 10_000)),
+        Param.seed("seed of the initialisation (uniform [-2, 2]^3, conditioned on |pab-1| < 1)"),
         Param.float("t_end", 200.0, 1.0, 1000.0, "integration horizon"),
     ],
     notes="solve_ivp (DOP853, rtol 1e-10, atol 1e-12). Certified: |pab - 1| <= 1e-6 at t_end (the loss decays at "

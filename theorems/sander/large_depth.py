@@ -80,7 +80,7 @@ TRAIN_PARAMS = [
     Param.float("T", 1.0, 0.0, 50.0, "gradient-flow training time", low_open=True),
     Param.float("eta", 0.02, 0.0, 0.1, "GF time per GD iteration (lr = L eta)", low_open=True),
     Param.choice("act", "gelu", ["gelu", "tanh", "identity"], "activation (C^2 ones: the theorem's hypothesis)"),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the data and of the tied W", search=(0, 10_000)),
+    Param.seed("seed of the data and of the tied W"),
     Param.int("L_min", 16, 2, 512, "smallest depth of the ladder L_min, 2 L_min, ..."),
     Param.int("L_max", 128, 4, 2048, "largest depth of the ladder"),
     Param.choice("init", "tied", ["tied", "iid"], "weight-tied W_k = W (the theorem) or i.i.d. W_k"),
@@ -110,7 +110,7 @@ backprop = Claim(
         Param.int("m", 4, 1, 12, "MLP width", search=(1, 6)),
         Param.int("L", 4, 1, 40, "depth", search=(1, 8)),
         Param.choice("act", "tanh", ACTS, "activation"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of data and weights (all weights random)", search=(0, 10_000)),
+        Param.seed("seed of data and weights (all weights random)"),
     ],
     validate=lambda p: (_ for _ in ()).throw(ParamError(
         f"parameter q={p.q} must be >= max(d, d') = {max(p.d, p.dp)}")) if p.q < max(p.d, p.dp) else None,
@@ -243,7 +243,7 @@ adjoint = Claim(
         Param.int("m", 6, 1, 24, "MLP width", search=(2, 8)),
         Param.float("scale", 1.5, 0.0, 4.0, "size of the constant weights V, W (entries N(0, scale^2))", low_open=True),
         Param.choice("act", "tanh", ["tanh", "gelu", "identity"], "activation"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.int("L", 32, 8, 4096, "depth of the discrete backprop (compared with 2L and 4L)"),
     ],
     notes="Instance: the residual f(h, Z) = V sigma(W h / sqrt q) / sqrt m with a constant (depth-independent) Z, "
@@ -378,7 +378,7 @@ prop32 = Claim(
         Param.int("q", 6, 1, 16, "q = d = d' (A = B = I)", search=(2, 8)),
         Param.int("m", 10, 1, 32, "MLP width", search=(2, 12)),
         Param.choice("act", "tanh", ["tanh", "gelu", "identity"], "activation"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the profiles and inputs", search=(0, 10_000)),
+        Param.seed("seed of the profiles and inputs"),
         Param.float("kink", 0.4, 0.0, 1.0, "location s_0 of the |s - s_0| kink in V(s) (Lipschitz, not C^1)"),
         Param.int("L_min", 32, 4, 1024, "smallest depth of the ladder"),
         Param.int("L_max", 256, 8, 4096, "largest depth of the ladder"),
@@ -510,7 +510,7 @@ init = Claim(
         Param.int("L", 7, 1, 200, "depth", search=(1, 16)),
         Param.choice("act", "gelu", ACTS, "activation"),
         Param.choice("init", "tied", ["tied", "iid"], "W_k tied or i.i.d. (irrelevant once V = 0)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     validate=lambda p: (_ for _ in ()).throw(ParamError(
         f"parameter q={p.q} must be >= max(d, d') = {max(p.d, p.dp)} (A = (I; 0), B = (0, I))")) if p.q < max(p.d, p.dp) else None,
@@ -919,7 +919,7 @@ frob = Claim(
     status="holds",
     params=[Param.int("m", 5, 1, 30, "rows of A", search=(1, 8)), Param.int("r", 3, 1, 30, "inner dimension", search=(1, 8)),
             Param.int("n", 4, 1, 30, "columns of B", search=(1, 8)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 100_000))],
+            Param.seed("seed", search=(0, 100_000))],
     notes="Random Gaussian draws with random scales; s_min is the min(rows, cols)-th singular value.  Error model: "
           "SVD backward error 8 max(m,n,r) eps |M|_2 per singular value.  Proof typos: missing square s_min(A)^2|B|_F^2; "
           "s_max(A') = |A|_2 should be |A'|_2.  Falsifier: dropping m >= r (A wide, B in its null space).",
@@ -977,7 +977,7 @@ prop39 = Claim(
     params=[Param.int("d", 16, 1, 64, "input dimension (A_init = (I_d; 0))", search=(1, 16)),
             Param.int("dp", 16, 1, 64, "output dimension", search=(1, 16)),
             Param.float("M", 2.6e-4, 0.0, 10.0, "PL radius (Thm 3.7: c_3/sqrt(nq) ~ 2.6e-4 for tanh, n=10, q=16)", low_open=True),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the perturbation", search=(0, 10_000))],
+            Param.seed("seed of the perturbation")],
     notes="The proof only uses |Ax| <= |A|_2 M_X, so the operator norm is what it needs; with A_init = (I_d; 0), "
           "|A_init|_F = sqrt d > 1 + M for d >= 2 and M < sqrt d - 1.  Numeric (corrected): random A with "
           "|A - A_init|_F = M (the worst case of the PL ball) satisfies |A|_2 <= |A_init|_2 + M (triangle inequality).  "

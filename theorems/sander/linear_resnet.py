@@ -118,7 +118,7 @@ regr = Claim(
     status="holds",
     params=[Param.int("d", 3, 1, 8, "dimension", search=(1, 5)),
             Param.int("n", 10, 1, 1000, "number of samples (n >= d for Sigma > 0)", search=(1, 40)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="The identity rests on Sigma B^T = (1/n) sum x_k y_k^T; c >= 0 is the residual of the best linear fit. "
           "n < d: Sigma is singular and B undefined (inconclusive). Error model: both sides are sums of n d^2 "
           "products of size ~ scale: 8 n d^2 eps scale cond(Sigma).",
@@ -191,7 +191,7 @@ gradc = Claim(
     status="erratum",
     params=[Param.int("N", 5, 1, 64, "depth", search=(1, 10)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="E2: l.821 has no transposes and no factor 2; l.992 has the transposes but no 2. The factor 2 only "
           "rescales time (L3: theta' = -N nabla_n, same fixed points); the missing transposes give a wrong vector "
           "field. Checked against central finite differences (solvers.fd) with its error estimate x10; layers are "
@@ -256,7 +256,7 @@ pl = Claim(
     status="erratum",
     params=[Param.int("N", 50, 1, 400, "depth", search=(1, 60)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.float("radius", 0.5, 0.0, 0.5, "||theta_k||_op of the random layers (<= 1/2)")],
     notes="E2: with the true gradient the upper bound 2eM fails (theta = +0.49 I, Sigma = I, N = 50: ratio 10.40 > "
           "5.44); with the l.992 gradient the lower bound 2m/e fails (theta = -0.49 I: 0.381 < 0.736). The corrected "
@@ -354,7 +354,7 @@ ident = Claim(
     status="holds",
     params=[Param.int("N", 8, 2, 400, "depth", search=(2, 40)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.float("radius", 0.5, 0.0, 1e4, "||theta_k||_op of the layers (the bound needs <= 1/2)")],
     notes="Frobenius norm on gradients, operator norm on layers. In fact ||nabla_{n+1} - nabla_n|| <= ||nabla_n||/(N - 1/2). "
           "Identity error model: 16 N d eps |nabla| (products of N factors). radius > 1/2: the bound is not claimed "
@@ -444,7 +444,7 @@ prop24 = Claim(
     status="erratum",
     params=[Param.int("N", 12, 2, 64, "depth", search=(2, 16)),
             Param.int("d", 3, 1, 4, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of Sigma, psi_init and B", search=(0, 10_000)),
+            Param.seed("seed of Sigma, psi_init and B"),
             Param.float("M", 1.0, 1e-3, 10.0, "largest eigenvalue of Sigma", search=(1e-3, 10.0)),
             Param.float("kappa", 0.5, 0.05, 1.0, "m / M", search=(0.2, 1.0)),
             Param.float("frac", 0.9, 0.0, 1.0, "sqrt(l(0)) as a fraction of the corrected threshold", high_open=True),
@@ -542,7 +542,7 @@ limit = Claim(
               r"\ \|\psi-\psi_N\|_\infty=O(\tfrac1N)",
     status="holds",
     params=[Param.int("N", 4, 2, 16, "smallest depth (nets N, 2N, 4N are trained)", search=(2, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init and B", search=(0, 10_000)),
+            Param.seed("seed of psi_init and B"),
             Param.float("T", 12.0, 0.1, 100.0, "training time horizon (sup over [0, T])"),
             Param.float("shift", 0.0, 0.0, 1.0, "constant c added to the initial weights of the deeper nets (falsifier)")],
     notes="Catalogue setup: d = 3, Sigma = diag(1, .8, .6), smooth psi_init with max ||.||_op = 1/4, theta^N_n(0) = "
@@ -621,7 +621,7 @@ pde = Claim(
     status="erratum",
     params=[Param.int("N", 16, 2, 256, "depth (the check also runs 2N)", search=(4, 64)),
             Param.int("d", 3, 1, 4, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="E6: l.1270 omits Sigma; (2.11) starts from 0 instead of psi_init (l.848 writes psi_init(., 0), an extra "
           "argument); l.1276 describes Pi_{:s} as the solution at time s and Pi_{s:} at time 1-s, whereas Pi_{:s} = "
           "R(1, s) (layers after s) and Pi_{s:} = R(s, 0). Tested on the right-hand side at t = 0 (any t works, the "
@@ -710,7 +710,7 @@ l213 = Claim(
     status="holds",
     params=[Param.int("N", 32, 1, 4096, "Euler steps", search=(1, 256)),
             Param.int("d", 3, 1, 5, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi and x0", search=(0, 10_000)),
+            Param.seed("seed of psi and x0"),
             Param.choice("family", "smooth", ("smooth", "constant"), "smooth psi (max ||.||_op = 1/2) or psi = I/2")],
     notes="This is Prop 2.2 with L = 1/2 ((e^{1/2}-1)/(2N L) = (e^{1/2}-1)/N, D7). The norm must be read as in the "
           "thesis's notation section, ||g||_inf^K = sup_{x in K} ||g(x)|| for g(x) = (d_s psi + psi^2) x, i.e. it "

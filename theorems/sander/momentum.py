@@ -117,7 +117,7 @@ COMMON = [
     Param.int("d", 8, 1, 64, "state width", search=(1, 8)),
     Param.int("p", 16, 1, 64, "hidden width of the tanh MLP", search=(1, 16)),
     Param.int("batch", 8, 1, 256, "number of samples"),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the weights and inputs", search=(0, 10_000)),
+    Param.seed("seed of the weights and inputs"),
     Param.float("wscale", 1.0, 0.0, 4.0, "variance scale of the weights (1: fan-in init)", low_open=True),
 ]
 
@@ -420,7 +420,7 @@ exactmul = Claim(
         Param.int("steps", 200, 1, 5000, "number of successive multiplications", search=(1, 300)),
         Param.int("bits", 41, 1, 200, "values c are random integers in [-2^bits, 2^bits]", search=(1, 62)),
         Param.int("count", 1000, 1, 100_000, "number of values"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the values", search=(0, 10_000)),
+        Param.seed("seed of the values"),
     ],
     validate=_validate_ratio,
     notes="Python integers (floor division and modulo), so negative values and unbounded buffers are exact. "
@@ -522,7 +522,7 @@ memory = Claim(
                     high_open=True, search=(0.5, 0.999)),
         Param.int("k", 200, 1, 5000, "depth", search=(1, 400)),
         Param.int("count", 2000, 10, 100_000, "number of buffered values"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the values", search=(0, 10_000)),
+        Param.seed("seed of the values"),
     ],
     notes="Three parts. (i) The buffer after k exact multiplications by n/d holds at most "
           "k log2(d/n) + log2(1 + (d-1)/(d-n)) + 1 bits (rigorous, from i' <= (i d + d - 1)/n). "
@@ -612,7 +612,7 @@ backprop = Claim(
         Param.int("d", 3, 1, 8, "state width", search=(1, 4)),
         Param.int("p", 4, 1, 16, "hidden width", search=(1, 6)),
         Param.int("batch", 2, 1, 8, "samples"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("wscale", 1.0, 0.0, 4.0, "weight variance scale", low_open=True),
     ],
     notes="The loss is L = <g_x, x_L> + <g_v, v_L> with random output gradients (any loss enters only "
@@ -741,7 +741,7 @@ verlet = Claim(
     params=[
         Param.float("gamma", 0.9, 0.0, 1.0, "momentum (eps = 1/(1-gamma))", high_open=True, search=(0.0, 0.95)),
         Param.float("T", 5.0, 0.0, 20.0, "time horizon of the convergence test", low_open=True),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the (tied) MLP and x_0", search=(0, 10_000)),
+        Param.seed("seed of the (tied) MLP and x_0"),
     ],
     notes="Exact part (certified): the rewriting is an algebraic identity with eps = 1/(1-gamma) (sympy), and "
           "the scheme with step h, v += h (f - v)/eps, x += h v, is a consistent first-order (symplectic-"
@@ -854,7 +854,7 @@ second = Claim(
         Param.float("x0", 0.5, -2.0, 2.0, "initial state"),
         Param.choice("theta", "catalogue", ["catalogue", "random"],
                      "theta(s) = (sin 3s, 1 + s^2) (catalogue) or (A sin(ws + phi), B + C s^2) from the seed"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random theta family", search=(0, 10_000)),
+        Param.seed("seed of the random theta family"),
     ],
     notes="f(x, theta) = theta_1 sin x + theta_2 x (catalogue P4.2(b)); proof l.3176-3182 (App. 4.A.1). DOP853 reference; "
           "integrator error model a posteriori: the first- and second-order solutions at rtol 1e-9 against "
@@ -994,7 +994,7 @@ freev0 = Claim(
     params=[
         Param.choice("target", "minus_x", ["minus_x", "cubic", "mlp"], "h(x) = -x, -x^3, or a random tanh MLP"),
         Param.int("d", 2, 1, 8, "dimension"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x0 and the MLP", search=(0, 10_000)),
+        Param.seed("seed of x0 and the MLP"),
     ],
     notes="Numeric: DOP853 at rtol 1e-12 vs 1e-9 (a posteriori error estimate, tolerance 10x it plus 100 eps |h|).",
     catalogue="sander_part23 §2.1 P4.9",

@@ -48,7 +48,7 @@ flow = Claim(
     status="holds",
     params=[Param.int("N", 8, 2, 256, "depth of the smaller net (N and 2N are compared)", search=(2, 16)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init, Sigma and B", search=(0, 10_000)),
+            Param.seed("seed of psi_init, Sigma and B"),
             Param.float("T", 1.0, 0.0, 10.0, "time horizon of the time-rescaling check", low_open=True)],
     notes="Definition L3, checked through its two consequences: (a) with theta_n = psi(n/N) for a smooth psi, "
           "c(N) = N max_n ||nabla_n||_F converges as N doubles (|c(2N)/c(N) - 1| <= 0.1, the O(1/N) Riemann-sum "
@@ -126,7 +126,7 @@ e18 = Claim(
               r"\text{ under PL), so Lemma 2.7's conclusion survives}",
     params=[Param.int("N", 16, 2, 512, "depth of the merged net (the 2N-net is differentiated)", search=(8, 64)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init, Sigma and B", search=(0, 10_000))],
+            Param.seed("seed of psi_init, Sigma and B")],
     notes="E18.  At theta_j = psi(j/2N) of the 2N-net (true-gradient flow theta_j' = -2N nabla^{2N}_j), "
           "theta~_n is chosen so that (I + theta~_n/N) = (I + theta_{2n}/2N)(I + theta_{2n-1}/2N): the N-net at theta~ "
           "has the same product (checked to rounding) hence the same loss.  The defect R_n = d theta~_n/dt + N nabla^N_n("
@@ -291,7 +291,7 @@ lip = Claim(
     corrected=r"\|g(u,v)-g(u',v')\|\le K\|u-u'\|+K\|v-v'\|",
     params=[Param.float("eps", 0.05, 0.0, 1.0, "v-scale of the test function g = tanh(u) + tanh(v/eps)", low_open=True),
             Param.int("pairs", 4000, 10, 10**6, "number of random pairs"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the pairs", search=(0, 10_000))],
+            Param.seed("seed of the pairs")],
     notes="E17 typo.  The printed condition only constrains u (take v' = v; the K||v - v'|| term is slack), so it "
           "admits functions that are discontinuous in v: g(u, v) = tanh(u) + 1[v > 0] satisfies it with K = 1 but "
           "violates the joint bound that Lemmas 3.19/3.20 and Prop 3.8 use (falsifier 'stated': pairs straddling v = 0).  "
@@ -359,7 +359,7 @@ aa = Claim(
             Param.float("C", 1.0, 0.0, 100.0, "constant of hypotheses (i)-(ii)", low_open=True),
             Param.int("p_dim", 3, 1, 16, "dimension p of the weights"),
             Param.int("pairs", 5000, 10, 10**6, "number of (s, t, s', t') pairs"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Families meeting (i) ||Z_{k+1} - Z_k|| <= C/L and (ii) ||Z_k|| <= C, ||dZ_k/dt|| <= C (b = C, as the proof "
           "assumes w.l.o.g.): Z_k(t) = cos(t) W_k with W_k a walk from 0 with steps of norm exactly C/L (half of the "
           "draws aligned, the extremal case).  Pairs: random, plus s, s' straddling a grid point (1e-9 apart) where "
@@ -428,7 +428,7 @@ ode = Claim(
             Param.float("T", 3.0, 0.0, 20.0, "horizon", low_open=True),
             Param.int("pieces", 7, 1, 100, "number of pieces of the (discontinuous in time) field"),
             Param.float("u0", 1.0, 0.0, 100.0, "norm of U(0) (random direction)", low_open=True),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Cited textbook results (registered as heuristic: nothing of the thesis to refute).  Checked consequence "
           "used by Prop 3.8/3.9: for g(U, r) = C tanh(A(r) U) with ||A(r)||_2 <= 1 piecewise constant in r (a "
           "Caratheodory field, discontinuous in time), the solution exists on [0, T] and obeys the Gronwall bound "
@@ -565,7 +565,7 @@ meh = Claim(
     params=[Param.int("d", 16, 1, 256, "input dimension"),
             Param.int("n", 64, 2, 200, "number of unit columns of X"),
             Param.int("r", 3, 2, 9, "Hermite order r"),
-            Param.int("seed", 1, 0, 2**32 - 1, "seed of X", search=(0, 10_000))],
+            Param.seed("seed of X", 1)],
     notes="sigma = tanh.  E[M|X]/m = K with K_ij = E_{w ~ N(0, I_d)} tanh(w.x_i) tanh(w.x_j) = sum_r eta_r^2 <x_i, x_j>^r "
           "(Mehler, eta_r the normalised Hermite coefficients).  K is computed by 2D Gauss-Hermite quadrature (60 "
           "nodes per axis; error estimated as 10 x its difference from 80 nodes) and compared with the 80-term Mehler "
@@ -765,7 +765,7 @@ r318 = Claim(
     params=[Param.int("q", 16, 1, 512, "hidden dimension q", search=(1, 64)),
             Param.int("m", 32, 1, 4096, "width m", search=(1, 512)),
             Param.float("M", 2.6e-4, 0.0, 10.0, "radius M of Prop 3.9 (Th 3.7: c3/sqrt(nq))"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of W_init", search=(0, 10_000))],
+            Param.seed("seed of W_init")],
     notes="E15, gap (Thm 3.7 itself is unaffected: C is just not m-free).  M_Z = ||Z_init|| + M with V_init = 0 and "
           "W_init ~ N(0,1)^{m x q} (||W_init||_F ~ sqrt(qm)).  Witness in the ball ||V||_F + ||W||_F <= M_Z: V = (M_Z/2) "
           "u e_1^T, W = (M_Z/2) e_1 v^T and h orthogonal to v, so d_1 f = V diag(tanh'(Wh)) W = (M_Z/2)^2 u v^T, "
@@ -921,7 +921,7 @@ l26 = Claim(
               r"\ \|\dot	heta_n\|\le\sqrt{2eM\ell_0}e^{-mt/e}",
     status="holds",
     params=[Param.int("N", 4, 2, 32, "smallest depth (N and 2N are trained)", search=(2, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init and B", search=(0, 10_000)),
+            Param.seed("seed of psi_init and B"),
             Param.float("T", 12.0, 0.1, 100.0, "time horizon"),
             Param.choice("init", "smooth", ["smooth", "iid"], "theta_n(0) = psi_init(n/N) or i.i.d. (falsifier)")],
     notes="Checked through the two hypotheses of the Arzela-Ascoli argument (the limit itself is sander.linear_depth_limit): "

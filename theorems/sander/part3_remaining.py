@@ -78,7 +78,7 @@ kl = Claim(
     params=[
         Param.int("n", 4, 2, 7, "matrix size", search=(2, 6)),
         Param.float("scale", 2.0, 0.1, 4.0, "C entries uniform in [-scale, scale]", search=(0.1, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C", search=(0, 10_000)),
+        Param.seed("seed of C"),
     ],
     notes="The variational formula the proof of Prop 5.1 uses, checked against an independent primal solver: "
           "damped Newton on KL(K|e^C) restricted to the affine set, in (n-1)^2 tangent coordinates, from the uniform "
@@ -179,7 +179,7 @@ rnn = Claim(
         Param.int("d", 2, 1, 3, "dimension", search=(1, 3)),
         Param.int("T", 4, 1, 7, "horizon (t = 1..T)", search=(1, 6)),
         Param.float("scale", 1.0, 0.0, 3.0, "scale of the random A, B (entries N(0, scale^2/d))", search=(0.0, 2.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A, B, s_1", search=(0, 10_000)),
+        Param.seed("seed of A, B, s_1"),
     ],
     notes="The remark is informal (catalogue [H]); this is one precise reading. For W = diag(lambda), lambda uniform "
           "on the torus (unitary commuting contexts, Assumption 6.2), y_t is a polynomial of degree <= t-1 in "
@@ -258,7 +258,7 @@ pos = Claim(
         Param.int("T", 8, 2, 30, "sequence length", search=(2, 20)),
         Param.int("d", 2, 1, 6, "token dimension", search=(1, 5)),
         Param.float("delta", 1e-6, 1e-12, 0.5, "target precision (beta is chosen from it)", search=(1e-12, 0.1)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of s_1..s_T (N(0, 1))", search=(0, 10_000)),
+        Param.seed("seed of s_1..s_T (N(0, 1))"),
     ],
     notes="Proof construction (l.4347-4361): P^1_{t,t'} = beta [t'=t], P^2_{t,t'} = beta [t'=t-1], causal mask. "
           "Error at t >= 2 per head <= (t-1)/(e^beta + t-1) * max|s_t' - s_t| <= (T-1) e^-beta 2 max|s|, so beta = "
@@ -338,7 +338,7 @@ l66 = Claim(
         Param.int("d", 3, 1, 6, "dimension", search=(1, 5)),
         Param.int("H", 2, 1, 6, "number of heads", search=(1, 5)),
         Param.int("T", 5, 2, 10, "sequence length", search=(2, 9)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A, B (N(0,1)), P (N(0,1)) and 16 random contexts", search=(0, 10_000)),
+        Param.seed("seed of A, B (N(0,1)), P (N(0,1)) and 16 random contexts"),
     ],
     notes="Direct evaluation of (6.6) with the hermitian product of l.4343 (<a|b> = b^* a, decision A2), diagonal "
           "A^h = diag(a_h), B^h = diag(b_h), against the closed form, on 16 random unitary contexts. The "
@@ -395,7 +395,7 @@ gdt = Claim(
         Param.int("d", 2, 1, 4, "dimension", search=(1, 4)),
         Param.int("T", 4, 2, 8, "sequence length", search=(2, 8)),
         Param.float("eta", 0.3, 0.01, 2.0, "step size eta = B_1 scale", search=(0.05, 1.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the unitary context and the complex s_1", search=(0, 10_000)),
+        Param.seed("seed of the unitary context and the complex s_1"),
     ],
     notes="Catalogue minor erratum (l.4369). The output of (6.4) with A_3 = I, B_1 = eta I is computed directly "
           "with the hermitian product; -grad_W L(0) for L = 1/2 sum_{t=1}^{T-1} |s_{t+1} - W s_t|^2 (complex W) by "
@@ -477,7 +477,7 @@ ms = Claim(
         Param.int("Tmax", 3, 2, 5, "largest context length", search=(2, 4)),
         Param.int("starts", 4, 1, 24, "number of random starts in [-1, 1]^6"),
         Param.choice("s0", "inverse", ("inverse", "zero"), "convention for s_0 (A1): W^{-1}s_1 or 0"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the starts", search=(0, 1000)),
+        Param.seed("seed of the starts", search=(0, 1000)),
     ],
     notes="The catalogue's BFGS check (ch6.py, 12 starts) on the exact expected loss (Laurent-monomial quadrature, "
           "sander.incontext's enumerator). Global minimality cannot be proved by sampling; this certifies that no "
@@ -551,7 +551,7 @@ mm = Claim(
         Param.int("n", 4, 2, 6, "input size", search=(2, 6)),
         Param.int("k", 2, 1, 5, "w = 1_k", search=(1, 5)),
         Param.float("lam", 1.0, 0.05, 3.0, "lambda of R = (lam/2)|.|^2", search=(0.1, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x (uniform in [-5, 5])", search=(0, 10_000)),
+        Param.seed("seed of x (uniform in [-5, 5])"),
     ],
     validate=lambda p: _check_k(p),
     notes="Catalogue minor erratum (l.5105). phi = id (the mask), p = 2. Corrected: min over u in R^n equals the "
@@ -658,7 +658,7 @@ pr = Claim(
     params=[
         Param.float("p", 4 / 3, 0.1, 4.0, "exponent p of R", search=(1.05, 4.0)),
         Param.float("z", 0.7, -3.0, 3.0, "conjugate argument z (nonzero)", search=(-3.0, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the block values s (phi = id, one block)", search=(0, 10_000)),
+        Param.seed("seed of the block values s (phi = id, one block)"),
     ],
     validate=lambda p: _check_z(p),
     notes="Catalogue minor erratum (Prop 7.8, 'p > 0' should read p > 1). The proof (7.A.7) differentiates the "

@@ -84,7 +84,7 @@ claim = Claim(
                     low_open=True, search=(1e-3, 1e3)),
         Param.int("d", 4, 1, 12, "size of the real-spectrum test matrices theta pushed through psi_eps",
                   search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the test matrices", search=(0, 10_000)),
+        Param.seed("seed of the test matrices"),
     ],
     notes="lambda_eps by Brent + Newton on the scaled numerator of G'_eps (float64), mpmath Newton "
           "(40 digits), and a python-flint interval-Newton enclosure; the arb certificate "
@@ -431,7 +431,7 @@ claim_sol = Claim(
         Param.float("eps", 0.3, 0.0, 1000.0, "eps > 0 (0.5 hides the 1/(2eps) falsifier)", low_open=True,
                     search=(0.05, 10.0)),
         Param.int("d", 3, 1, 8, "size of theta", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of theta", search=(0, 10_000)),
+        Param.seed("seed of theta"),
         Param.float("scale", 1.0, 0.0, 10.0, "theta has i.i.d. N(0, scale^2) entries", low_open=True, search=(0.1, 3.0)),
         Param.matrix("theta", None, "your own real square theta (overrides d, seed, scale)"),
     ],
@@ -560,7 +560,7 @@ claim_lim = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 8, "size of theta", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of theta", search=(0, 10_000)),
+        Param.seed("seed of theta"),
         Param.float("scale", 1.0, 0.0, 3.0, "theta has i.i.d. N(0, scale^2) entries", low_open=True, search=(0.2, 2.0)),
         Param.float("eps_min", 1e-4, 1e-6, 1e-2, "smallest eps of the decades 1e-1, 1e-2, ..., eps_min"),
     ],
@@ -656,7 +656,7 @@ claim_sur = Claim(
     status="holds",
     params=[
         Param.float("eps", 1.0, 0.0, 1000.0, "eps > 0", low_open=True, search=(0.05, 20.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the targets w", search=(0, 10_000)),
+        Param.seed("seed of the targets w"),
         Param.float("radius", 5.0, 0.0, 1000.0, "targets w uniform in the box [-radius, radius]^2", low_open=True),
         Param.int("n_targets", 6, 1, 50, "number of random targets (plus the fixture w = -0.8)"),
     ],
@@ -960,7 +960,7 @@ claim_cul = Claim(
     status="holds",
     params=[
         Param.int("d", 4, 2, 10, "size of D", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the instance", search=(0, 10_000)),
+        Param.seed("seed of the instance"),
         Param.int("neg_pairs", 1, 0, 5, "number of repeated negative eigenvalues (-a, -a)", search=(0, 2)),
         Param.matrix("D", None, "your own real diagonalisable D (overrides d, seed, neg_pairs)"),
     ],

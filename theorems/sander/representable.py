@@ -754,7 +754,7 @@ claim = Claim(
         Param.matrix("D", None, "the real square matrix to decide (nested lists); drawn from kind/d/seed when omitted"),
         Param.float("eps", 1.0, 0.01, 100.0, "eps = 1/(1 - gamma) > 0", search=(0.2, 5.0)),
         Param.int("d", 4, 1, 8, "dimension of a drawn D", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the drawn D", search=(0, 10_000)),
+        Param.seed("seed of the drawn D"),
         Param.choice("kind", "representable", ["representable", "paired_jordan", "unpaired", "scaled"],
                      "drawn D: Psi_eps(theta0) with a paired real eigenvalue below lambda_eps (representable), "
                      "with J_2(lambda)+J_2(lambda) (paired_jordan, d >= 4), a single real eigenvalue below "
@@ -1032,7 +1032,7 @@ jordan = Claim(
     params=[
         Param.float("eps", 1.0, 0.1, 20.0, "eps = 1/(1 - gamma); below ~0.1 f''(x_eps) is too small for float64 rank decisions", search=(0.3, 3.0)),
         Param.int("m_max", 5, 1, 6, "largest Jordan block J_m(x_eps) whose image is tested"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random real similarity S (X = S J S^-1)", search=(0, 10_000)),
+        Param.seed("seed of the random real similarity S (X = S J S^-1)"),
     ],
     notes="Status gap (catalogue G4.1): the printed theorem is two one-sided implications, both true; the "
           "numeric check certifies the mechanism that decides the blocks at lambda_eps: f'(x_eps) = 0 < f''(x_eps), "

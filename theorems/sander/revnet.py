@@ -158,8 +158,7 @@ AB_PARAMS = [
     Param.matrix("A", None, "D phi(x*) in R^(d x d); drawn from d and seed when omitted"),
     Param.matrix("B", None, "D psi(v*) in R^(d x d); drawn from d and seed when omitted"),
     Param.int("d", 3, 1, MAX_D, "width (ignored when A or B is given)", search=(1, 5)),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the drawn A, B (Gaussian entries, scales U(0.01, 3))",
-              search=(0, 100_000)),
+    Param.seed("seed of the drawn A, B (Gaussian entries, scales U(0.01, 3))", search=(0, 100_000)),
 ]
 
 
@@ -715,8 +714,7 @@ nonuni = Claim(
     statement=r"\varepsilon\ddot x+\dot x=f(x),\ (x,\dot x)(0)=(x_0,0),\ d=1:\ \nexists x_0>0:\ "
               r"\varphi_1(x_0)\le-x_0\ \wedge\ x_0\le\varphi_1(-x_0)",
     status="holds",
-    params=[Param.int("seed", 0, 0, 2**32 - 1, "seed of f(x) = sum_i a_i tanh(w_i x + b_i) (6 units)",
-                      search=(0, 100_000)),
+    params=[Param.seed("seed of f(x) = sum_i a_i tanh(w_i x + b_i) (6 units)", search=(0, 100_000)),
             Param.float("eps", 1.0, 0.0, 20.0, "epsilon = 1/(1-gamma)", low_open=True, search=(0.1, 5.0)),
             Param.float("x0", 1.0, 0.0, 10.0, "the point x0 > 0", low_open=True, search=(0.1, 3.0))],
     notes="Checked on random autonomous f: the margin max(phi_1(x0) + x0, x0 - phi_1(-x0)) is > 0, and the proof's "
@@ -940,8 +938,7 @@ iso = Claim(
               r"\operatorname{Id}_K\text{ in }(C(K),\|\cdot\|_\infty)",
     status="holds",
     params=[Param.int("d", 2, 1, 6, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of f(x) = W2 tanh(W1 x + b) (nonlinear, Lipschitz)",
-                      search=(0, 100_000)),
+            Param.seed("seed of f(x) = W2 tanh(W1 x + b) (nonlinear, Lipschitz)", search=(0, 100_000)),
             Param.int("points", 12, 2, 200, "points of K (drawn in the unit ball)")],
     notes="Analytic statement; what is checkable on instances: (i) the proof's estimate |Phi_{t+h} - Phi_t|_inf <= "
           "h M_f with M_f = sup |f| over the reached set C (Lemma 4.13), on a grid of t; (ii) orientation: det "

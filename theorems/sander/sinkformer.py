@@ -59,7 +59,7 @@ attention = Claim(
     status="holds",
     params=[
         Param.int("n", 8, 1, 200, "number of tokens", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the logits C", search=(0, 10_000)),
+        Param.seed("seed of the logits C"),
         Param.float("scale", 1.0, 0.0, 8.0, "standard deviation of the logits C_ij", search=(0.0, 4.0)),
         Param.float("tol", 1e-13, 1e-15, 1e-3, "stopping tolerance on the row error of a full iteration"),
         Param.matrix("C", None, "your own logits (n x n); overrides n, seed, scale"),
@@ -148,7 +148,7 @@ logdomain = Claim(
     corrected=r"K^\infty=n\,\mathrm{diag}(e^{f^\infty})K^0\mathrm{diag}(e^{g^\infty})\quad(\text{the plan has marginals }1/n)",
     params=[
         Param.int("n", 7, 2, 100, "number of tokens", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the logits", search=(0, 10_000)),
+        Param.seed("seed of the logits"),
         Param.float("scale", 1.0, 0.0, 4.0, "standard deviation of the logits"),
         Param.int("iters", 300, 1, 10_000, "iterations of (5.13) (each an f and a g update)"),
     ],
@@ -207,7 +207,7 @@ invariance = Claim(
     status="holds",
     params=[
         Param.int("n", 9, 2, 100, "number of tokens", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C, f, g", search=(0, 10_000)),
+        Param.seed("seed of C, f, g"),
         Param.float("scale", 1.0, 0.0, 4.0, "standard deviation of C", search=(0.1, 3.0)),
         Param.float("shift", 3.0, 0.0, 5.0, "f_i, g_j uniform in [-shift, shift]", search=(0.0, 5.0)),
     ],
@@ -283,7 +283,7 @@ iterations = Claim(
         Param.int("n", 64, 2, 256, "number of tokens"),
         Param.int("d", 64, 1, 128, "head dimension"),
         Param.float("s", 1.0, 0.0, 4.0, "logit scale: C = s (W_Q x_i)^T W_K x_j / sqrt(d)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed"),
+        Param.seed("seed", search=None),
     ],
     notes="True only for low-temperature logits (catalogue S5.2): the column error after l half-steps decreases "
           "geometrically at a rate set by the spectral gap of K_inf, so the count needed grows with the logit scale. "
@@ -356,7 +356,7 @@ normalisation = Claim(
     params=[
         Param.int("n", 7, 2, 100, "number of particles", search=(2, 12)),
         Param.int("d", 3, 1, 8, "dimension"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("scale", 2.0, 0.0, 8.0, "max |C_ij|"),
     ],
     notes="E5.4: the iteration (5.5) normalises against mu (int k dmu = 1), so on mu_n the kernels are n K; only "
@@ -419,7 +419,7 @@ wgrad = Claim(
     params=[
         Param.int("n", 7, 2, 30, "number of particles", search=(3, 10)),
         Param.int("d", 3, 1, 5, "dimension", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("scale", 3.0, 0.01, 8.0, "max |C_ij| (Sinkhorn conditioning)", search=(0.5, 6.0)),
     ],
     notes="Checked on mu_n with nabla_W F(mu_n)(x_i) = n nabla_{x_i} F(mu_n) (E5.4 normalisation), by central "
@@ -508,7 +508,7 @@ notgrad = Claim(
     params=[
         Param.int("n", 7, 2, 20, "number of particles", search=(3, 9)),
         Param.int("d", 3, 1, 4, "dimension", search=(1, 3)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("scale", 3.0, 0.0, 8.0, "max |C_ij|", search=(0.5, 6.0)),
     ],
     notes="If T^1 were -nabla_W F then on mu_n the particle field x -> (T^1(x_i))_i would be -n nabla of "
@@ -610,7 +610,7 @@ heat = Claim(
               r"\ \overset{W_V=-W_Q^\top W_K}{=}\ -\frac{\nabla\rho}{2\rho},\quad \partial_t\rho=\tfrac12\Delta\rho",
     params=[
         Param.int("d", 3, 1, 8, "dimension", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of M = W_Q^T W_K, Sigma, x", search=(0, 10_000)),
+        Param.seed("seed of M = W_Q^T W_K, Sigma, x"),
         Param.float("eps", 1e-3, 0.0, 0.1, "bandwidth epsilon", low_open=True, search=(1e-5, 1e-2)),
         Param.float("cond", 4.0, 1.0, 100.0, "condition number bound of M and Sigma"),
         Param.choice("wv", "assumption", ["assumption", "random"],
@@ -767,7 +767,7 @@ transformer = Claim(
               r"\ \text{(and (5.9) with the same transpose)}",
     params=[
         Param.int("d", 3, 1, 8, "dimension (d >= 2 to see the transpose)", search=(2, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_K (cond < 50, non-normal), S_0, Sigma, x", search=(0, 10_000)),
+        Param.seed("seed of W_K (cond < 50, non-normal), S_0, Sigma, x"),
         Param.float("eps", 1e-4, 0.0, 0.1, "bandwidth", low_open=True, search=(1e-6, 1e-2)),
     ],
     notes="E5.2. W_Q = S_0 W_K with S_0 SPD realises Assumption 5.2; then W_Q W_K^-1 is symmetric but W_K^-1 W_Q "

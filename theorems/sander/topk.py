@@ -72,7 +72,7 @@ lmo = Claim(
     params=[
         Param.int("n", 5, 1, 7, "dimension (brute force over n! permutations)", search=(1, 6)),
         Param.int("k", 2, 1, 7, "k of the top-k mask", search=(1, 3)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x and w", search=(0, 10_000)),
+        Param.seed("seed of x and w"),
         Param.vector("x", None, "your own x (overrides n, seed)"),
     ],
     validate=_validate_nk,
@@ -157,7 +157,7 @@ relaxed = Claim(
         Param.float("lam", 0.7, 0.0, 100.0, "regularisation strength lambda", low_open=True, search=(0.05, 3.0)),
         Param.float("p", 4 / 3, 1.0, 4.0, "p of R = (lam/p)|y|_p^p (p > 1)", low_open=True, search=(1.1, 3.0)),
         Param.choice("op", "mag", ["mask", "mag"], "phi(x) = x (mask) or phi(x) = x^2/2 (topkmag)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x (uniform in [-5, 5])", search=(0, 10_000)),
+        Param.seed("seed of x (uniform in [-5, 5])"),
         Param.vector("x", None, "your own x (overrides n, seed)"),
     ],
     validate=_validate_nk,
@@ -245,7 +245,7 @@ dyk = Claim(
     params=[
         Param.int("n", 9, 2, 400, "dimension", search=(2, 30)),
         Param.int("k", 3, 1, 399, "w = 1_k", search=(1, 8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the sorted input s ~ N(0, 1)", search=(0, 10_000)),
+        Param.seed("seed of the sorted input s ~ N(0, 1)"),
         Param.int("iters", 5000, 1, 10**6, "Dykstra iterations"),
     ],
     validate=_validate_nk,
@@ -393,7 +393,7 @@ dual = Claim(
         Param.float("p", 4 / 3, 1.0, 3.0, "p (closed-form pooling for 2 and 4/3, bisection otherwise)", low_open=True,
                     search=(1.2, 2.5)),
         Param.float("lam", 1.0, 0.0, 10.0, "lambda", low_open=True, search=(0.2, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the sorted s (N(0, 1) times 2, descending)", search=(0, 10_000)),
+        Param.seed("seed of the sorted s (N(0, 1) times 2, descending)"),
     ],
     validate=_validate_nk,
     notes="phi = id (mask). Run until a sweep changes alpha by 0 in floating point (at most 50000 sweeps; "
@@ -604,7 +604,7 @@ lamlim = Claim(
         Param.int("n", 6, 2, 50, "dimension", search=(2, 10)),
         Param.int("k", 2, 1, 49, "k", search=(1, 4)),
         Param.float("lam", 1e5, 10.0, 1e12, "lambda (large)", search=(1e3, 1e8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x", search=(0, 10_000)),
+        Param.seed("seed of x"),
     ],
     validate=_validate_nk,
     notes="E7.3, p = 2. For lam > spread(x) PAV pools everything: mask y = (x - mean x)/lam + k/n exactly, so "
@@ -661,7 +661,7 @@ ebound = Claim(
         Param.int("n", 6, 2, 50, "dimension", search=(2, 10)),
         Param.int("k", 2, 1, 49, "k", search=(1, 4)),
         Param.float("lam", 0.05, 0.0, 10.0, "lambda", low_open=True, search=(1e-3, 1.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x", search=(0, 10_000)),
+        Param.seed("seed of x"),
         Param.vector("x", None, "your own x"),
     ],
     validate=_validate_nk,
@@ -723,7 +723,7 @@ jac = Claim(
         Param.int("k", 3, 1, 29, "w = 1_k", search=(1, 4)),
         Param.choice("p", "4/3", ["2", "4/3"], "p (closed-form pooling)"),
         Param.choice("op", "mag", ["mask", "mag"], "phi = x (mask) or x^2/2 (mag)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the sorted s (uniform [0, 5], descending)", search=(0, 10_000)),
+        Param.seed("seed of the sorted s (uniform [0, 5], descending)"),
     ],
     validate=_validate_nk,
     notes="lam = 1 (the statement's R = |.|_p^p/p). Central differences of the PAV solution v*(s) (solvers.fd "
@@ -810,7 +810,7 @@ ksup = Claim(
     params=[
         Param.int("n", 5, 2, 8, "dimension", search=(2, 7)),
         Param.int("k", 2, 1, 7, "k", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of y ~ N(0, 1)", search=(0, 10_000)),
+        Param.seed("seed of y ~ N(0, 1)"),
     ],
     validate=_validate_nk,
     notes="Two routes for phi = x^2/2, w = 1_k: the Argyriou closed form of the squared k-support norm and the "

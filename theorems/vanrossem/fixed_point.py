@@ -929,7 +929,7 @@ def conservation_noterm(p):
 # ===========================================================================
 # 8. The gradients of the loss (Eq 17; erratum E1) and the mean output (Eq 18; catalogue G1, G2)
 def _net_params(extra=()):
-    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the data and linearisation parameters", search=(0, 10_000)),
+    return [Param.seed("seed of the data and linearisation parameters"),
             Param.int("hidden", 3, 1, 16, "dim H of the representation space", search=(1, 5)),
             Param.int("dim_x", 2, 1, 16, "dim X of the inputs", search=(1, 4)),
             Param.int("dim_y", 2, 1, 16, "dim Y of the outputs", search=(1, 4))] + list(extra)
@@ -1210,8 +1210,7 @@ lyapunov = Claim(
     statement=r"L_\Delta:=\tfrac14\bigl(w+\tfrac12(b-v)\bigr)=\tfrac18\|dy-\Delta y\|^2,\quad \dot L_\Delta="
               r"-\frac{u}{8\tau_y}(2w-v+b)-\frac{a}{8\tau_h}\frac{w^2}{u}\le0,\quad 2w-v+b=\|dy-\Delta y\|^2",
     status="holds",
-    params=flow_params() + [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of 200 random consistent states",
-                                      search=(0, 10_000))],
+    params=flow_params() + [Param.seed("seed of 200 random consistent states")],
     validate=validate_initial,
     notes="Not in the paper: derived by the catalogue (R4) and checked here. dL_D/dt = 0 iff dy = Delta_y; it explains "
           "the monotone loss curves of the effective theory (networks violate it while ybar is fitted, catalogue P1). "
@@ -1288,7 +1287,7 @@ reduced = Claim(
     statement=r"\frac{d}{dt}dh\propto dh\ \Longrightarrow\ \dot u=-\frac{a}{\tau_h}w,\ \dot v=-w\Bigl(\frac{u}{\tau_y}"
               r"+\frac{a}{\tau_h}\frac vu\Bigr),\ \dot w=-\frac{(3w-v+b)u}{2\tau_y}-\frac{a}{2\tau_h}\frac{(v+w)w}{u}",
     status="holds",
-    params=[Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the random states", search=(0, 10_000)),
+    params=[Param.seed("seed of the random states"),
             Param.int("dim_y", 2, 1, 8, "dim Y (the lifted q has dim_y entries)", search=(1, 4)),
             Param.int("hidden", 3, 1, 8, "dim H (for the invariance of M under the full Eq 6)", search=(1, 4)),
             Param.int("dim_x", 2, 1, 8, "dim X", search=(1, 4))],
@@ -1469,7 +1468,7 @@ offm = Claim(
     corrected=r"\dim Y=1:\ \|dh(\infty)\|^2=\tfrac12A'_H+\sqrt{\tfrac14A'^2_H+A_L^2+\tfrac{a\tau_y}{\tau_h}\bigl(u_0"
               r"\|D_y(0)\|^2-v_0\bigr)},\quad A'_H=u_0-\tfrac{a\tau_y}{\tau_h}\|D_y(0)\|^2;\ \text{on }\mathcal M\ "
               r"(\|D_y\|^2=v/u)\text{ this is Eq 10.}",
-    params=[Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the initial encoder/decoder directions", search=(0, 10_000)),
+    params=[Param.seed("seed of the initial encoder/decoder directions"),
             Param.int("hidden", 4, 2, 64, "dim H", search=(2, 8)),
             Param.choice("init", "orthogonal", ["orthogonal", "random"],
                          "orthogonal: D_y(0)^T perpendicular to dh(0) (v0 = 0); random: Gaussian directions"),

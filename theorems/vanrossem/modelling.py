@@ -104,7 +104,7 @@ loss = Claim(
               r"=\tfrac12\langle\|y_\psi(h_\phi(x_i))-y_i\|^2\rangle_{\mathcal D}=L(h_\phi,y_\psi)",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the network and the data", search=(0, 10_000)),
+        Param.seed("seed of the network and the data"),
         Param.int("n_points", 4, 1, 64, "N, the number of data points", search=(1, 8)),
         Param.int("dim_x", 2, 1, 16, "input dimension", search=(1, 4)),
         Param.int("dim_y", 1, 1, 16, "output dimension", search=(1, 3)),
@@ -249,8 +249,7 @@ def footnote_symbolic(p):
 # ===========================================================================
 # 3. The modelling assumption Eq 6: gradient flow of Eq 16 in (ybar, D_h, D_y) (catalogue M6)
 def _eff_params(extra=()):
-    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the data and the linearisation parameters",
-                      search=(0, 10_000)),
+    return [Param.seed("seed of the data and the linearisation parameters"),
             Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
             Param.int("hidden", 3, 1, 16, "dim H", search=(1, 5)),
             Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),
@@ -367,7 +366,7 @@ def effective_deep_linear(p):
 # ===========================================================================
 # 4. w controls the representational velocity (l.105, catalogue R2)
 def _rv_params():
-    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the state", search=(0, 10_000)),
+    return [Param.seed("seed of the state"),
             Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
             Param.int("hidden", 3, 1, 64, "dim H", search=(1, 6)),
             Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),

@@ -322,7 +322,7 @@ def net_params(config="Shallow", units=100, hidden=0, epochs=0, gain=0.0, lr=0.0
         Param.float("lr", lr, 0.0, 1.0, "learning rate of PyTorch's MSELoss (0: the Table 1 value)"),
         Param.choice("optimizer", optimizer, ["gd", "adam"], "full-batch GD (the paper's SGD on 2 points) or Adam"),
         Param.int("batch_size", 0, 0, 2, "0: full batch; 1: per-sample SGD (decision D2)"),
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the Xavier initialisation", search=(0, 10_000)),
+        Param.seed("seed of the Xavier initialisation"),
         Param.int("record_every", 20, 1, 1000, "record u, v, w every this many epochs"),
         Param.float("dx", 0.5, 0.0, 10.0, "input distance |x_2 - x_1| (T3: 0.5)", low_open=True),
         Param.float("dy", 1.0, 0.0, 10.0, "target distance |y_2 - y_1| (T3: 1)", low_open=True),

@@ -372,7 +372,7 @@ random_features = Claim(
         Param.float("delta_x", 0.5, 0.0, 1e3, "|x_2 - x_1|", low_open=True, search=(0.3, 2.0)),
         Param.float("delta_y", 1.2, 0.0, 1e3, "|y_2 - y_1|", low_open=True, search=(0.3, 2.0)),
         Param.int("n_samples", 200_000, 1000, 10_000_000, "Monte Carlo samples"),
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "Monte Carlo seed", search=(0, 10_000)),
+        Param.seed("Monte Carlo seed"),
     ],
     validate=_validate_rf,
     notes="Monte Carlo of the model (u0/a, v0/u0 independent N(G, G^2)), u_inf = Eq 10 (certified by "
@@ -535,7 +535,7 @@ linearisation = Claim(
               r"y(h(x_i))\approx y(h(\tfrac{x_1+x_2}2))+\tfrac12D_yD_h(x_i-x_{\neg i})",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the random smooth map and the direction", search=(0, 10_000)),
+        Param.seed("seed of the random smooth map and the direction"),
         Param.int("dim_x", 3, 1, 50, "input dimension", search=(1, 6)),
         Param.int("width", 20, 1, 500, "width of each hidden layer", search=(2, 30)),
         Param.int("depth", 2, 1, 10, "number of layers of h (y is one more layer on top)", search=(1, 4)),
@@ -665,7 +665,7 @@ linear_net = Claim(
               r"and differing learning rates for each of the layers}",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the parameters and the two data points", search=(0, 10_000)),
+        Param.seed("seed of the parameters and the two data points"),
         Param.int("dim_x", 3, 1, 50, "input dimension", search=(1, 6)),
         Param.int("hidden", 4, 1, 200, "dimension of the representation H", search=(1, 8)),
         Param.int("dim_y", 2, 1, 50, "output dimension", search=(1, 5)),
@@ -864,7 +864,7 @@ depth = Claim(
         Param.int("depth", 10, 2, 40, "number of leaky-ReLU layers"),
         Param.float("alpha", 0.01, 0.0, 1.0, "negative slope of the leaky ReLU"),
         Param.int("n_seeds", 24, 2, 200, "independent networks"),
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "first seed", search=(0, 10_000)),
+        Param.seed("first seed"),
     ],
     validate=_validate_d1,
     notes="Quantitative form (catalogue D1): for Xavier-normal leaky-ReLU layers of equal width with zero biases, "
@@ -960,8 +960,7 @@ gd_limit = Claim(
               r"\quad\tau:=1/\eta",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the two-point data and the initial parameters",
-                  search=(0, 10_000)),
+        Param.seed("seed of the two-point data and the initial parameters"),
         Param.int("hidden", 4, 1, 50, "width of the representation", search=(1, 6)),
         Param.int("dim_x", 2, 1, 20, "input dimension", search=(1, 4)),
         Param.int("dim_y", 2, 1, 20, "output dimension", search=(1, 4)),

@@ -563,7 +563,7 @@ weighing = Claim(
               r"\|dh_{kl}\|^2_{\rm th}\ \text{reduces issues with the triangle inequality}",
     status="heuristic",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the points and labels", search=(0, 10_000)),
+        Param.seed("seed of the points and labels"),
         Param.int("n_points", 24, 3, 200, "number of data points", search=(8, 24)),
         Param.int("n_classes", 3, 2, 10, "number of target classes", search=(2, 5)),
         Param.int("dim", 3, 1, 20, "input dimension", search=(1, 5)),
