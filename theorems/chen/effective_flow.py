@@ -191,16 +191,12 @@ def flow_property(p):
     return _compare(p, "corrected")
 
 
-@flow.falsifier("stated", search=("seed",))
-def flow_stated(p):
-    """The printed generator (3.22): the rotations drift away from the direct gradient flow."""
-    return _compare(p, "stated")
-
-
-@flow.falsifier("sign_4_1", search=("seed",))
-def flow_sign(p):
-    """(1.14)/(4.1) write R' = -Omega R (E3): with the corrected Omega the flow leaves the gradient flow."""
-    return _compare(p, "corrected", sign=-1.0)
+@flow.falsifier({
+    "stated": "The printed generator (3.22): the rotations drift away from the direct gradient flow.",
+    "sign_4_1": "(1.14)/(4.1) write R' = -Omega R (E3): with the corrected Omega the flow leaves the gradient flow.",
+}, search=("seed",))
+def _(p, variant):
+    return _compare(p, **{"stated": dict(kind="stated"), "sign_4_1": dict(kind="corrected", sign=-1.0)}[variant])
 
 
 @flow.reproduction()

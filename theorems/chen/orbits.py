@@ -354,17 +354,14 @@ def _eta_falsifier(p, which):
                                      f"{e['needed']:.4f} (|b~(0)| = {p.b0})")
 
 
-@col.falsifier("stated", fixed={"b0": 2.0})
-def col_stated(p):
-    """Printed (4.13): eta_2 = eta_1/(1-eta_0-eta_1') log(1/gamma) must cover R's excursion eta_1' s_1^max
-    in (4.29)-(4.30).  At |b~(0)| = 2, eta_0 = 0.09, eta_1 = 0.099, gamma = 0.09 it is 0.3444 < 0.7577."""
-    return _eta_falsifier(p, "printed_4_13")
-
-
-@col.falsifier("printed_4_32", fixed={"b0": 2.0})
-def col_432(p):
-    """The proof's own (4.32): eta_2 = eta_1'/(1-eta_0-eta_1) log(1/gamma) = 0.6467 < 0.7577 at |b~(0)| = 2."""
-    return _eta_falsifier(p, "printed_4_32")
+@col.falsifier({
+    "stated": "Printed (4.13): eta_2 = eta_1/(1-eta_0-eta_1') log(1/gamma) must cover R's excursion eta_1' s_1^max "
+              "in (4.29)-(4.30).  At |b~(0)| = 2, eta_0 = 0.09, eta_1 = 0.099, gamma = 0.09 it is 0.3444 < 0.7577.",
+    "printed_4_32": "The proof's own (4.32): eta_2 = eta_1'/(1-eta_0-eta_1) "
+                    "log(1/gamma) = 0.6467 < 0.7577 at |b~(0)| = 2.",
+}, fixed={"b0": 2.0})
+def _(p, variant):
+    return _eta_falsifier(p, {"stated": "printed_4_13", "printed_4_32": "printed_4_32"}[variant])
 
 
 @col.falsifier("strict_4_20")

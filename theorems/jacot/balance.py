@@ -227,17 +227,14 @@ def _(p):
 claim.property(over=("d_in", "width", "depth", "d_out", "N", "lam", "seed"), max_examples=6)
 
 
-@claim.falsifier("tanh")
-def _(p):
-    """tanh is not positively homogeneous: the loss' minimum along the (no longer symmetric) orbit is unbalanced."""
-    return _outcome(p, act="tanh")
-
-
-@claim.falsifier("unregularised_bias")
-def _(p):
-    """Biases not regularised: the orbit minimum balances |W_{l,i}|^2 = |W_{l+1,.i}|^2, so the printed identity with
-    |b_l|^2 fails by |b_l|^2."""
-    return _outcome(p, reg_bias=False)
+@claim.falsifier({
+    "tanh": "tanh is not positively homogeneous: the loss' minimum along the (no longer "
+            "symmetric) orbit is unbalanced.",
+    "unregularised_bias": "Biases not regularised: the orbit minimum balances |W_{l,i}|^2 = |W_{l+1,.i}|^2, so the "
+                          "printed identity with |b_l|^2 fails by |b_l|^2.",
+})
+def _(p, variant):
+    return _outcome(p, **{"tanh": dict(act="tanh"), "unregularised_bias": dict(reg_bias=False)}[variant])
 
 
 @claim.symbolic(timeout=30)

@@ -205,16 +205,12 @@ def _(p):
                    message="patterns where dH/dp did not expand to 0")
 
 
-@conservation.falsifier("momentum_sign", search=("seed",))
-def _(p):
-    """The momentum equation with the opposite sign (B' = +dH/dA): H drifts by O(1)."""
-    return _conservation_outcome(p, variant=1)
-
-
-@conservation.falsifier("no_relu_mask", search=("seed",))
-def _(p):
-    """The momentum equation without the ReLU derivative: not Hamiltonian, H drifts."""
-    return _conservation_outcome(p, variant=2)
+@conservation.falsifier({
+    "momentum_sign": "The momentum equation with the opposite sign (B' = +dH/dA): H drifts by O(1).",
+    "no_relu_mask": "The momentum equation without the ReLU derivative: not Hamiltonian, H drifts.",
+}, search=("seed",))
+def _(p, variant):
+    return _conservation_outcome(p, variant={"momentum_sign": 1, "no_relu_mask": 2}[variant])
 
 
 # ---------------------------------------------------------------------------

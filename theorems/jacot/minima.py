@@ -489,16 +489,15 @@ def _(p):
 path.property(over=("N", "w", "seed"), max_examples=10)
 
 
-@path.falsifier("narrow", fixed={"w": 6, "N": 3})
-def _(p):
-    """Drop w > N(N+1) (w = 6 <= 12): the constraint rank exceeds w, the only solution is a = 1, no zero row."""
-    return _path_outcome(p)
-
-
-@path.falsifier("tanh_features", fixed={"w": 15, "N": 3})
-def _(p):
-    """Replace the positively homogeneous ReLU by tanh: rescaling rows no longer keeps the feature Gram, COI moves."""
-    return _path_outcome(p, feature=np.tanh)
+@path.falsifier({
+    "narrow": "Drop w > N(N+1) (w = 6 <= 12): the constraint rank exceeds w, the only "
+              "solution is a = 1, no zero row.",
+    "tanh_features": {"description": "Replace the positively homogeneous ReLU by tanh: rescaling rows no longer "
+                                     "keeps the feature Gram, COI moves.",
+                      "fixed": {"w": 15, "N": 3}},
+}, fixed={"w": 6, "N": 3})
+def _(p, variant):
+    return _path_outcome(p, **{"narrow": dict(), "tanh_features": dict(feature=np.tanh)}[variant])
 
 
 @path.symbolic(timeout=30)
@@ -646,17 +645,16 @@ def _(p):
 disc.property(over=("w", "N", "Lt", "seed"), max_examples=6)
 
 
-@disc.falsifier("per_layer_leak_Lt")
-def _(p):
-    """l.43 taken literally as a discretisation: per-layer leak Lt (rho = 1), weights W_{p_l}/L: no convergence.
-    (The two-way encoding of E22 is jacot.erratum_leak_per_layer.)"""
-    return _disc_outcome(p, scheme="printed")
-
-
-@disc.falsifier("second_order")
-def _(p):
-    """Claim O(1/L^2) for D1 (the weights are lagged, explicit Euler): refuted, the order is 1."""
-    return _disc_outcome(p, claimed_order=2.0)
+@disc.falsifier({
+    "per_layer_leak_Lt": "l.43 taken literally as a discretisation: per-layer leak Lt (rho = 1), weights W_{p_l}/L: "
+                         "no convergence. (The two-way encoding of E22 is jacot.erratum_leak_per_layer.)",
+    "second_order": "Claim O(1/L^2) for D1 (the weights are lagged, explicit Euler): refuted, the order is 1.",
+})
+def _(p, variant):
+    return _disc_outcome(p, **{
+        "per_layer_leak_Lt": dict(scheme="printed"),
+        "second_order": dict(claimed_order=2.0),
+    }[variant])
 
 
 @disc.symbolic(timeout=30)
@@ -757,16 +755,12 @@ def _(p):
 mom.property(over=("w", "N", "Lt", "lam", "seed"), max_examples=5)
 
 
-@mom.falsifier("no_relu_mask", search=("seed",))
-def _(p):
-    """Drop sigma-dot (use [W_p^T B_p] unmasked): the transported momentum is wrong."""
-    return _mom_outcome(p, variant=2)
-
-
-@mom.falsifier("leak_sign", search=("seed",))
-def _(p):
-    """Flip the sign of the leak term: -dB = sigma-dot * [W^T B] + Lt B."""
-    return _mom_outcome(p, variant=1)
+@mom.falsifier({
+    "no_relu_mask": "Drop sigma-dot (use [W_p^T B_p] unmasked): the transported momentum is wrong.",
+    "leak_sign": "Flip the sign of the leak term: -dB = sigma-dot * [W^T B] + Lt B.",
+}, search=("seed",))
+def _(p, variant):
+    return _mom_outcome(p, variant={"no_relu_mask": 2, "leak_sign": 1}[variant])
 
 
 @mom.symbolic(timeout=30)

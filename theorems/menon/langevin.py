@@ -768,16 +768,13 @@ def _entropy_numeric(p):
 entropy.property(over=("d", "seed"), max_examples=10)
 
 
-@entropy.falsifier("real_symmetric_orbit", search=("seed",))
-def _entropy_real(p):
-    """O(d) orbits in Sym_d: pdet Gram = van^2, so S = log van and (1/2) grad S is half the drift of (11.1)."""
-    return _entropy_run(p, real=True)
-
-
-@entropy.falsifier("log_van", search=("seed",))
-def _entropy_logvan(p):
-    """S = log van(x) (half of (11.5)) on the Hermitian orbit: (1/2) grad S = (1/2) sum 1/(x_i - x_j)."""
-    return _entropy_run(p, S_scale=0.5)
+@entropy.falsifier({
+    "real_symmetric_orbit": "O(d) orbits in Sym_d: pdet Gram = van^2, so S = log van and (1/2) grad S is "
+                            "half the drift of (11.1).",
+    "log_van": "S = log van(x) (half of (11.5)) on the Hermitian orbit: (1/2) grad S = (1/2) sum 1/(x_i - x_j).",
+}, search=("seed",))
+def _(p, variant):
+    return _entropy_run(p, **{"real_symmetric_orbit": dict(real=True), "log_van": dict(S_scale=0.5)}[variant])
 
 
 # ===========================================================================

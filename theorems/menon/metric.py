@@ -990,23 +990,22 @@ def _(p):
 spectrum.property(over=("d", "N", "seed"), max_examples=15)
 
 
-@spectrum.falsifier("inverse_eigenvalues", search=("seed",))
-def _(p):
-    """The eigenvalues of A^{-1} in place of those of A (the slip behind E8): refuted for N >= 2."""
-    return _spectrum_check(p, eig=lambda x, y, N: 1.0 / _mu(x, y, N))
-
-
-@spectrum.falsifier("exponent_1_over_N", search=("seed",))
-def _(p):
-    """2/N replaced by 1/N in (7.13): (sigma_k^2 - sigma_l^2)/(sigma_k^{1/N} - sigma_l^{1/N}) (diagonal: its
-    limit 2N sigma^{2-1/N}), which is mu_{2N}(sigma_k^2, sigma_l^2)."""
-    return _spectrum_check(p, eig=lambda x, y, N: _mu(x, y, 2 * N))
-
-
-@spectrum.falsifier("singular_W", fixed={"zeros": 2}, search=("seed",))
-def _(p):
-    """Positive definiteness without full rank: two zero singular values give a zero eigenvalue."""
-    return _spectrum_check(p, require_pd=True)
+@spectrum.falsifier({
+    "inverse_eigenvalues": "The eigenvalues of A^{-1} in place of those of A (the slip "
+                           "behind E8): refuted for N >= 2.",
+    "exponent_1_over_N": "2/N replaced by 1/N in (7.13): (sigma_k^2 - sigma_l^2)/(sigma_k^{1/N} - "
+                         "sigma_l^{1/N}) (diagonal: its limit 2N sigma^{2-1/N}), which is "
+                         "mu_{2N}(sigma_k^2, sigma_l^2).",
+    "singular_W": {"description": "Positive definiteness without full rank: two zero singular "
+                                  "values give a zero eigenvalue.",
+                   "fixed": {"zeros": 2}},
+}, search=("seed",))
+def _(p, variant):
+    return _spectrum_check(p, **{
+        "inverse_eigenvalues": dict(eig=lambda x, y, N: 1.0 / _mu(x, y, N)),
+        "exponent_1_over_N": dict(eig=lambda x, y, N: _mu(x, y, 2 * N)),
+        "singular_W": dict(require_pd=True),
+    }[variant])
 
 
 @spectrum.symbolic(timeout=60)

@@ -909,15 +909,13 @@ def _thin_stated(p):
                    message=f"at point={p.point}: the gradients span {v['rank']} dimensions, not d^2 = {v['d2']}")
 
 
-@thin.falsifier("stated", fixed={"point": "zero"})
-def _thin_stated_zero(p):
-    """Printed 'has d² dimensions' at W = 0 (N >= 2): the gradients span 0 dimensions."""
-    return _thin_stated(p)
-
-
-@thin.falsifier("stated_rank_deficient", fixed={"point": "diag", "d": 3, "N": 4})
-def _thin_stated_diag(p):
-    """Printed 'has d² dimensions' at W_p = diag(1,0,0) (d = 3, N = 4): rank 5 = 2d - 1, not 9."""
+@thin.falsifier({
+    "stated": "Printed 'has d² dimensions' at W = 0 (N >= 2): the gradients span 0 dimensions.",
+    "stated_rank_deficient": {"description": "Printed 'has d² dimensions' at W_p = diag(1,0,0) (d = 3, "
+                                             "N = 4): rank 5 = 2d - 1, not 9.",
+                              "fixed": {"point": "diag", "d": 3, "N": 4}},
+}, fixed={"point": "zero"})
+def _(p, variant):
     return _thin_stated(p)
 
 

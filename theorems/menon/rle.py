@@ -521,16 +521,15 @@ def _(p):
 thm18.property(over=("d", "N", "seed"), max_examples=10)
 
 
-@thm18.falsifier("stated", search=("seed",), fixed={"d": 2})
-def _(p):
-    """Printed (12.10): noise matrix in the SVD frame (no Q_N(.)Q_0^T): its covariance is not A (d >= 2)."""
-    return _thm18_outcome(p, conjugate=False)
-
-
-@thm18.falsifier("inverse_metric", search=("seed",))
-def _(p):
-    """Use A^{-1} (the metric g^N itself) as the diffusion matrix: the drift is no longer (N-1) lam^{N-2}."""
-    return _thm18_outcome(p, inverse=True)
+@thm18.falsifier({
+    "stated": {"description": "Printed (12.10): noise matrix in the SVD frame (no Q_N(.)Q_0^T): its "
+                              "covariance is not A (d >= 2).",
+               "fixed": {"d": 2}},
+    "inverse_metric": "Use A^{-1} (the metric g^N itself) as the diffusion matrix: the drift is "
+                      "no longer (N-1) lam^{N-2}.",
+}, search=("seed",))
+def _(p, variant):
+    return _thm18_outcome(p, **{"stated": dict(conjugate=False), "inverse_metric": dict(inverse=True)}[variant])
 
 
 @thm18.symbolic(timeout=60)

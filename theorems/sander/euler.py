@@ -263,16 +263,17 @@ def _(p):
         message="number of identities that did not reduce to 0")
 
 
-@claim.falsifier("halved_constant", fixed={"family": "affine", "N": 37})
-def _(p):
-    """The bound with 4NL instead of 2NL: violated by a factor 2 on the tightness example."""
-    return _outcome(p, _case(p), factor=4.0, label="halved constant")
-
-
-@claim.falsifier("C_N_without_ds_phi", fixed={"family": "steps", "N": 50})
-def _(p):
-    """C_N := ||d_x phi[phi]|| (no d_s phi): 0 for f(x, theta_n) = n v, while the error is |v|/2."""
-    return _outcome(p, _case(p), drop_ds=True, label="C_N without d_s phi")
+@claim.falsifier({
+    "halved_constant": "The bound with 4NL instead of 2NL: violated by a factor 2 on the tightness example.",
+    "C_N_without_ds_phi": {"description": "C_N := ||d_x phi[phi]|| (no d_s phi): 0 for f(x, theta_n) = n v, "
+                                          "while the error is |v|/2.",
+                           "fixed": {"family": "steps", "N": 50}},
+}, fixed={"family": "affine", "N": 37})
+def _(p, variant):
+    return _outcome(p, _case(p), **{
+        "halved_constant": dict(factor=4.0, label="halved constant"),
+        "C_N_without_ds_phi": dict(drop_ds=True, label="C_N without d_s phi"),
+    }[variant])
 
 
 def _shrink(p):
@@ -284,15 +285,13 @@ def _shrink(p):
                    message=f"gap ||x_N - x(1)||: {g1:.12g} at N={p.N}, {g4:.12g} at N={4 * p.N}")
 
 
-@claim.falsifier("gap_shrinks_steps", fixed={"family": "steps", "N": 25})
-def _(p):
-    """C2.6(a): f(x, theta_n) = n v with the residual interpolation: gap |v|/2 for every N."""
-    return _shrink(p)
-
-
-@claim.falsifier("gap_shrinks_alternating", fixed={"family": "alternating", "N": 25})
-def _(p):
-    """C2.6(b): theta_n = (-1)^n, f = theta^2 v, weight interpolation: gap (2/3)|v| for every N."""
+@claim.falsifier({
+    "gap_shrinks_steps": "C2.6(a): f(x, theta_n) = n v with the residual interpolation: gap |v|/2 for every N.",
+    "gap_shrinks_alternating": {"description": "C2.6(b): theta_n = (-1)^n, f = theta^2 v, weight interpolation: "
+                                               "gap (2/3)|v| for every N.",
+                                "fixed": {"family": "alternating", "N": 25}},
+}, fixed={"family": "steps", "N": 25})
+def _(p, variant):
     return _shrink(p)
 
 

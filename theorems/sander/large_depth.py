@@ -167,16 +167,12 @@ def _(p):
 backprop.property(over=("n", "d", "dp", "q", "m", "L", "act", "seed"), max_examples=12)
 
 
-@backprop.falsifier("stated", search=("seed", "L"))
-def _(p):
-    """(3.13) as printed (no transpose of the Jacobian): relative error O(1) (catalogue 2.57 on p_0)."""
-    return _bp_outcome(p, "printed_313")
-
-
-@backprop.falsifier("index_p_k_minus_1", search=("seed", "L"))
-def _(p):
-    """(3.15) as printed, with p_{k-1}: error O(1/L), 0.12 relative at L = 4 (catalogue)."""
-    return _bp_outcome(p, "printed_315")
+@backprop.falsifier({
+    "stated": "(3.13) as printed (no transpose of the Jacobian): relative error O(1) (catalogue 2.57 on p_0).",
+    "index_p_k_minus_1": "(3.15) as printed, with p_{k-1}: error O(1/L), 0.12 relative at L = 4 (catalogue).",
+}, search=("seed", "L"))
+def _(p, variant):
+    return _bp_outcome(p, {"stated": "printed_313", "index_p_k_minus_1": "printed_315"}[variant])
 
 
 @backprop.symbolic(timeout=60)
@@ -331,16 +327,12 @@ def _(p):
 adjoint.property(over=("q", "m", "act", "seed"), max_examples=4)
 
 
-@adjoint.falsifier("stated", search=("seed",))
-def _(p):
-    """(3.44) as printed, dP/ds = +d_1f P: the discrete adjoint does not converge to it (ratio ~1)."""
-    return _adjoint_outcome(p, 1.0, False)
-
-
-@adjoint.falsifier("sign_only", search=("seed",))
-def _(p):
-    """Transpose restored but sign as printed (dP/ds = +d_1f^T P): still not the limit."""
-    return _adjoint_outcome(p, 1.0, True)
+@adjoint.falsifier({
+    "stated": "(3.44) as printed, dP/ds = +d_1f P: the discrete adjoint does not converge to it (ratio ~1).",
+    "sign_only": "Transpose restored but sign as printed (dP/ds = +d_1f^T P): still not the limit.",
+}, search=("seed",))
+def _(p, variant):
+    return _adjoint_outcome(p, 1.0, {"stated": False, "sign_only": True}[variant])
 
 
 @adjoint.symbolic(timeout=30)

@@ -229,16 +229,13 @@ def _(p):
 gradc.property(over=("N", "d", "seed"), max_examples=12)
 
 
-@gradc.falsifier("stated", search=("seed",))
-def _(p):
-    """Main text l.821: (1/N) Pi_{:n} G Sigma Pi_{n:} (catalogue: relative error 0.576)."""
-    return _grad_outcome(p, "main")
-
-
-@gradc.falsifier("appendix_l992", search=("seed",))
-def _(p):
-    """Appendix l.992: (1/N) Pi_{:n}^T G Sigma Pi_{n:}^T, half the true gradient (relative error 0.5)."""
-    return _grad_outcome(p, "appendix")
+@gradc.falsifier({
+    "stated": "Main text l.821: (1/N) Pi_{:n} G Sigma Pi_{n:} (catalogue: relative error 0.576).",
+    "appendix_l992": "Appendix l.992: (1/N) Pi_{:n}^T G Sigma Pi_{n:}^T, half the true "
+                     "gradient (relative error 0.5).",
+}, search=("seed",))
+def _(p, variant):
+    return _grad_outcome(p, {"stated": "main", "appendix_l992": "appendix"}[variant])
 
 
 # ===========================================================================

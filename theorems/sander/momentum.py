@@ -235,7 +235,7 @@ def _wrong_inverse(p, mode):
         for n in range(W1.shape[0] - 1, -1, -1):
             x = x - v
             f = mom.mlp(x, W1[n], W2[n], b[n])
-            v = (v - omg * f) / omg if mode == "one_minus" else (v - omg * f)
+            v = (v - omg * f) / omg if mode == "divide_by_one_minus_gamma" else (v - omg * f)
         return x, v
 
     err, bound, S, eps, _ = _naive_roundtrip(p.replace(dtype="float64"), W1, W2, b, x0, v0, inverse=inv)
@@ -244,16 +244,12 @@ def _wrong_inverse(p, mode):
                    message="reconstruction error of the wrong inverse vs the rounding bound of the right one")
 
 
-@identity.falsifier("divide_by_one_minus_gamma", search=("seed", "gamma"))
-def _(p):
-    """v_n = (v_{n+1} - (1-gamma) f(x_n)) / (1-gamma): does not invert (4.2)."""
-    return _wrong_inverse(p, "one_minus")
-
-
-@identity.falsifier("omit_one_over_gamma", search=("seed", "gamma"))
-def _(p):
-    """v_n = v_{n+1} - (1-gamma) f(x_n) (the factor 1/gamma omitted): does not invert (4.2)."""
-    return _wrong_inverse(p, "omit")
+@identity.falsifier({
+    "divide_by_one_minus_gamma": "v_n = (v_{n+1} - (1-gamma) f(x_n)) / (1-gamma): does not invert (4.2).",
+    "omit_one_over_gamma": "v_n = v_{n+1} - (1-gamma) f(x_n) (the factor 1/gamma omitted): does not invert (4.2).",
+}, search=("seed", "gamma"))
+def _(p, variant):
+    return _wrong_inverse(p, variant)
 
 
 # ===========================================================================
@@ -883,16 +879,12 @@ def _(p):
 second.property(over=("eps", "x0", "seed"), fixed={"theta": "random", "T": 1.5}, max_examples=10)
 
 
-@second.falsifier("no_correction")
-def _(p):
-    """f_hat = f (no eps-correction): the second-order solution leaves the first-order flow."""
-    return _p42_outcome(p, "no_correction")
-
-
-@second.falsifier("no_theta_dot")
-def _(p):
-    """f_hat without the d_theta f theta' term (catalogue: gap 30.9): leaves the first-order flow."""
-    return _p42_outcome(p, "no_theta_dot")
+@second.falsifier({
+    "no_correction": "f_hat = f (no eps-correction): the second-order solution leaves the first-order flow.",
+    "no_theta_dot": "f_hat without the d_theta f theta' term (catalogue: gap 30.9): leaves the first-order flow.",
+})
+def _(p, variant):
+    return _p42_outcome(p, variant)
 
 
 # ===========================================================================

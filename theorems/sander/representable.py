@@ -920,27 +920,24 @@ def _paired_below(w, thr, strict=True):
     return bool(ok)
 
 
-@claim.falsifier("threshold_zero", search=("seed",), fixed={"d": 2})
-def threshold_zero(p):
-    """Culver's first-order (exp) criterion, i.e. threshold 0 instead of lambda_eps: 'nonsingular, and negative
-    eigenvalues paired'.  A single eigenvalue in (lambda_eps, 0) is representable (theta constructed)."""
-    return _wrong_rule(p, "threshold_zero",
-                       lambda w, lam: bool(np.min(np.abs(w)) > 0 and _paired_below(w, 0.0)))
-
-
-@claim.falsifier("threshold_minus_one", search=("seed",), fixed={"d": 2})
-def threshold_minus_one(p):
-    """Threshold -1 (the bound lambda > -1 of Props 4.10/4.11 for x -> lambda x with free eps) instead of
-    lambda_eps: a single eigenvalue in (-1, lambda_eps) is NOT representable at fixed eps."""
-    return _wrong_rule(p, "threshold_minus_one", lambda w, lam: _paired_below(w, -1.0))
-
-
-@claim.falsifier("no_pairing", search=("seed",), fixed={"d": 3})
-def no_pairing(p):
-    """Ignoring the pairing clause ('every real eigenvalue >= lambda_eps'): a double eigenvalue below
-    lambda_eps is representable through a conjugate pair of non-real preimages."""
-    return _wrong_rule(p, "no_pairing",
-                       lambda w, lam: bool(np.all(_real_eigs(w, np.max(np.abs(w))) >= lam)))
+@claim.falsifier({
+    "threshold_zero": "Culver's first-order (exp) criterion, i.e. threshold 0 instead of lambda_eps: 'nonsingular, "
+                      "and negative eigenvalues paired'.  A single eigenvalue in (lambda_eps, 0) is representable "
+                      "(theta constructed).",
+    "threshold_minus_one": "Threshold -1 (the bound lambda > -1 of Props 4.10/4.11 for x -> lambda x with free eps) "
+                           "instead of lambda_eps: a single eigenvalue in (-1, lambda_eps) is NOT representable at "
+                           "fixed eps.",
+    "no_pairing": {"description": "Ignoring the pairing clause ('every real eigenvalue >= lambda_eps'): a double "
+                                  "eigenvalue below lambda_eps is representable through a conjugate pair of "
+                                  "non-real preimages.",
+                   "fixed": {"d": 3}},
+}, search=("seed",), fixed={"d": 2})
+def _(p, variant):
+    return _wrong_rule(p, variant, {
+        "threshold_zero": lambda w, lam: bool(np.min(np.abs(w)) > 0 and _paired_below(w, 0.0)),
+        "threshold_minus_one": lambda w, lam: _paired_below(w, -1.0),
+        "no_pairing": lambda w, lam: bool(np.all(_real_eigs(w, np.max(np.abs(w))) >= lam)),
+    }[variant])
 
 
 @claim.falsifier("proof_step_realness", search=("seed",))

@@ -482,16 +482,16 @@ def _(p):
 wgrad.property(over=("n", "d", "seed", "scale"), max_examples=8)
 
 
-@wgrad.falsifier("no_assumption_5_2", search=("seed",))
-def _(p):
-    """Drop Assumption 5.2 (an independent W_V): T^inf is no longer -n grad F^inf."""
-    return _wgrad_outcome(p, assumption=False)
-
-
-@wgrad.falsifier("missing_factor_n", search=("seed",))
-def _(p):
-    """The proof's discrete form (l.3888), nabla_W F^0 = -sum_j K^0_ij W_V x_j, i.e. without the factor n (E5.4)."""
-    return _wgrad_outcome(p, factor_n=False)
+@wgrad.falsifier({
+    "no_assumption_5_2": "Drop Assumption 5.2 (an independent W_V): T^inf is no longer -n grad F^inf.",
+    "missing_factor_n": "The proof's discrete form (l.3888), nabla_W F^0 = -sum_j K^0_ij W_V x_j, i.e. "
+                        "without the factor n (E5.4).",
+}, search=("seed",))
+def _(p, variant):
+    return _wgrad_outcome(p, **{
+        "no_assumption_5_2": dict(assumption=False),
+        "missing_factor_n": dict(factor_n=False),
+    }[variant])
 
 
 # ===========================================================================

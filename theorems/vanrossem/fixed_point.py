@@ -914,16 +914,12 @@ def conservation_symbolic(p):
                    message="number of identities (Eqs 23-25, 27) that did not reduce to 0")
 
 
-@conservation.falsifier("factor2")
-def conservation_factor2(p):
-    """Eq 51 'factor two' variant (2x dv/dt): C drifts."""
-    return _conservation_outcome(p, "factor2")
-
-
-@conservation.falsifier("noterm")
-def conservation_noterm(p):
-    """Eq 51 'remove a term' variant (drop (a/tau_h) v/u in dv/dt): C drifts."""
-    return _conservation_outcome(p, "noterm")
+@conservation.falsifier({
+    "factor2": "Eq 51 'factor two' variant (2x dv/dt): C drifts.",
+    "noterm": "Eq 51 'remove a term' variant (drop (a/tau_h) v/u in dv/dt): C drifts.",
+})
+def _(p, variant):
+    return _conservation_outcome(p, variant)
 
 
 # ===========================================================================
@@ -1377,16 +1373,12 @@ def reduced_symbolic(p):
                                                            "nonzero": bad, "proved": "Eq 7 on M (g = 1/2); Eq 7/2 (g = 1/4)"})
 
 
-@reduced.falsifier("factor2")
-def reduced_factor2(p):
-    """Eq 51 'factor two' variant: not the reduction of Eq 6."""
-    return _reduced_outcome(p, "factor2")
-
-
-@reduced.falsifier("square")
-def reduced_square(p):
-    """Eq 51 'square' variant (w^2 in du/dt)."""
-    return _reduced_outcome(p, "square")
+@reduced.falsifier({
+    "factor2": "Eq 51 'factor two' variant: not the reduction of Eq 6.",
+    "square": "Eq 51 'square' variant (w^2 in du/dt).",
+})
+def _(p, variant):
+    return _reduced_outcome(p, variant)
 
 
 # ===========================================================================

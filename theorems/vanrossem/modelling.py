@@ -450,22 +450,17 @@ velocity.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "s
                   max_examples=15)
 
 
-@velocity.falsifier("square", search=("seed",))
-def velocity_square(p):
-    """The 'square' variant of Eq 51: d|dh|^2/dt = -(a/tau_h) w^2."""
-    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * w * w)
-
-
-@velocity.falsifier("output_norm_only", search=("seed",))
-def velocity_v(p):
-    """Velocity from |dy|^2 alone (no alignment with the targets): -(a/tau_h) v."""
-    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * v)
-
-
-@velocity.falsifier("decoder_time_constant", search=("seed", "tau_y"))
-def velocity_tau_y(p):
-    """tau_y in place of tau_h: -(a/tau_y) w."""
-    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / ty * w)
+@velocity.falsifier({
+    "square": "The 'square' variant of Eq 51: d|dh|^2/dt = -(a/tau_h) w^2.",
+    "output_norm_only": "Velocity from |dy|^2 alone (no alignment with the targets): -(a/tau_h) v.",
+    "decoder_time_constant": {"description": "tau_y in place of tau_h: -(a/tau_y) w.", "search": ("seed", "tau_y")},
+}, search=("seed",))
+def _(p, variant):
+    return _rv_outcome(p, {
+        "square": lambda a, b, u, v, w, th, ty: -a / th * w * w,
+        "output_norm_only": lambda a, b, u, v, w, th, ty: -a / th * v,
+        "decoder_time_constant": lambda a, b, u, v, w, th, ty: -a / ty * w,
+    }[variant])
 
 
 @velocity.symbolic(timeout=60)
