@@ -164,6 +164,17 @@ def test_params_validation():
         m.validate([[1, float("inf")]])
 
 
+def test_seed_param_is_the_declared_int_range():
+    s = Param.seed("seed of the layers")
+    assert s == Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers", search=(0, 10_000))
+    assert Param.seed("d", 3, search=None) == Param.int("seed", 3, 0, 2**32 - 1, "d")
+    assert s.validate(2**32 - 1) == 2**32 - 1
+    with pytest.raises(ParamError, match="out of range"):
+        s.validate(2**32)
+    with pytest.raises(ParamError, match="out of range"):
+        s.validate(-1)
+
+
 def test_record_schema_and_non_finite_encoding():
     c = _toy("rec", params=[Param.int("n", 1, 0, 3)])
 

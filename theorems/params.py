@@ -51,6 +51,14 @@ class Param:
         return Param(name, "int", default, doc, low, high, search=search)
 
     @staticmethod
+    def seed(doc: str = "seed of the random instance", default: int = 0,
+             search: tuple | None = (0, 10_000)) -> "Param":
+        """The seed of a claim's random instance: the int parameter ``seed`` in [0, 2**32 - 1] (what
+        ``numpy.random.default_rng`` and ``--param seed=N`` accept); property checks and falsifier
+        searches draw it from ``search`` (``None``: the whole range)."""
+        return Param("seed", "int", default, doc, 0, 2**32 - 1, search=search)
+
+    @staticmethod
     def float(name: str, default: float, low: float | None = None, high: float | None = None,
               doc: str = "", low_open: bool = False, high_open: bool = False,
               search: tuple | None = None) -> "Param":

@@ -33,7 +33,6 @@ KINK = 1e-3
 # CL1 / CL7
 unt = Claim(
     id="chen.class_untruncation",
-    document="chen",
     title="Un-truncation: a target on the positive side ends in a positive-loss equilibrium in R^Q_+",
     label="§2.7 CL1, CL7",
     section="4.1",
@@ -45,7 +44,7 @@ unt = Claim(
     status="holds",
     params=[
         Param.int("N", 6, 1, 30, "points of the cluster", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the data", search=(0, 10_000)),
+        Param.seed("seed of the data"),
         Param.float("T", 6.0, 1.0, 20.0, "time horizon"),
         Param.float("h", 1e-2, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -123,7 +122,6 @@ def unt_reproduction(p):
 # CL8
 rest = Claim(
     id="chen.class_offdiagonal_rest",
-    document="chen",
     title="beta = -yt with off-diagonal mass is not a rest point: R keeps rotating and the cost keeps falling",
     label="§4.1 (4.11)-(4.12)",
     section="4.1",
@@ -136,7 +134,7 @@ rest = Claim(
     params=[
         Param.int("Q", 2, 2, 5, "dimension", search=(2, 4)),
         Param.int("N", 6, 2, 30, "points of the cluster", search=(2, 10)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R, beta, data", search=(0, 10_000)),
+        Param.seed("seed of R, beta, data"),
         Param.float("T", 2.0, 0.1, 10.0, "time horizon"),
         Param.float("h", 1e-2, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -206,7 +204,6 @@ def rest_stated(p):
 # CL6
 frz = Claim(
     id="chen.class_frozen_coordinate",
-    document="chen",
     title="At fixed R a layer coordinate with no truncated point does not move",
     label="(4.44)",
     section="4.3",
@@ -217,7 +214,7 @@ frz = Claim(
     params=[
         Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
         Param.int("N", 6, 1, 30, "points", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Direct gradient in beta (chain rule through the network form), rotated to layer coordinates; "
           "coordinate 0 has every point strictly positive (u_0 >= 1e-12 + |N|), the others random.  Falsifier "
@@ -265,7 +262,7 @@ def _t51_params():
     return [
         Param.int("Q", 3, 2, 4, "dimension = number of layers = number of clusters (L = Q)", search=(2, 4)),
         Param.int("points", 3, 1, 8, "points per cluster", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R_l (Haar), beta_l ~ 0.5 N, X ~ N, yt ~ N", search=(0, 10_000)),
+        Param.seed("seed of R_l (Haar), beta_l ~ 0.5 N, X ~ N, yt ~ N"),
     ]
 
 
@@ -378,7 +375,6 @@ def _guard(Rs, betas, clusters):
 # ---------------------------------------------------------------------------
 l71 = Claim(
     id="chen.lemma_7_1",
-    document="chen",
     title="Lemma 7.1: composed truncations are P^+ x minus a P^- combination of the biases",
     label="Lemma 7.1",
     section="7",
@@ -430,7 +426,6 @@ def l71_wrong(p):
 # ---------------------------------------------------------------------------
 t51b = Claim(
     id="chen.theorem_5_1_bias",
-    document="chen",
     title="Theorem 5.1 bias equation without cluster separation",
     label="Thm 5.1 (5.4), Lemma 7.2",
     section="5, 7",
@@ -461,7 +456,7 @@ def _t51b(p, which):
     for l in range(len(Rs)):
         g, e = _fd_beta(Rs, betas, clusters, yt, l)
         corr, printed, lemma = _dbeta_formulas(Rs, betas, clusters, yt, l)
-        val = {"corrected": corr, "stated": printed, "lemma": lemma}[which]
+        val = {"corrected": corr, "stated": printed, "lemma_7_2": lemma}[which]
         res = max(res, float(np.max(np.abs(val - (-g)))))
         tol = max(tol, float(np.max(e)) + 64 * p.Q ** 2 * EPS * (1 + np.max(np.abs(yt))) * 10)
         rels.append(float(np.linalg.norm(val + g) / max(np.linalg.norm(g), 1e-300)))
@@ -479,22 +474,17 @@ def t51b_numeric(p):
 t51b.property(over=("Q", "points", "seed"), max_examples=8)
 
 
-@t51b.falsifier("stated", search=("seed",))
-def t51b_stated(p):
-    """Printed (5.4)."""
-    return _t51b(p, "stated")
-
-
-@t51b.falsifier("lemma_7_2", search=("seed",))
-def t51b_lemma(p):
-    """Lemma 7.2 (7.11) as stated (sign +): relative error exactly 2."""
-    return _t51b(p, "lemma")
+@t51b.falsifier({
+    "stated": "Printed (5.4).",
+    "lemma_7_2": "Lemma 7.2 (7.11) as stated (sign +): relative error exactly 2.",
+}, search=("seed",))
+def _(p, variant):
+    return _t51b(p, variant)
 
 
 # ---------------------------------------------------------------------------
 t51c = Claim(
     id="chen.theorem_5_1_rotation",
-    document="chen",
     title="Theorem 5.1 rotation generator without cluster separation (Lemma 7.3)",
     label="Thm 5.1 (5.5)-(5.7), Lemma 7.3",
     section="5, 7",
@@ -546,7 +536,6 @@ def t51c_mistake(p):
 # ---------------------------------------------------------------------------
 t51d = Claim(
     id="chen.theorem_5_1_support",
-    document="chen",
     title="Support of the l'-th term of (5.4): where P^-_{l',Q} != 0",
     label="Thm 5.1 (5.8)-(5.10)",
     section="5",
@@ -559,7 +548,7 @@ t51d = Claim(
               r"(\tau^{(k-1,1)})^{-1}(\mathbb R^Q\setminus\mathcal S^-_k)\quad(\text{i.e. (5.10)})",
     params=[Param.int("Q", 2, 2, 4, "dimension = layers", search=(2, 4)),
             Param.int("samples", 1500, 100, 100_000, "random points x ~ 2 N(0,1)"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers and the points", search=(0, 10_000))],
+            Param.seed("seed of the layers and the points")],
     notes="Random layers (R Haar, beta ~ 0.5 N) and points: corrected form: no point has P^-_{l',Q} != 0 outside the "
           "(5.10) set (count, tolerance 0).  'stated': count of points with P^-_{1,Q} != 0 outside (5.9) (catalogue "
           "misc.py: x = (-0.958, 1.600), max|P^-_{1,2}| = 0.587).",
@@ -610,7 +599,6 @@ def t51d_stated(p):
 # ---------------------------------------------------------------------------
 t51e = Claim(
     id="chen.theorem_5_1_separated_limit",
-    document="chen",
     title="Theorem 5.1 under cluster separation reduces to Theorem 3.2 (5.11)-(5.13)",
     label="Thm 5.1 (5.11)-(5.13)",
     section="5",

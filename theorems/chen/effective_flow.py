@@ -52,7 +52,6 @@ def _validate_flow(p):
 
 flow = Claim(
     id="chen.effective_flow",
-    document="chen",
     title="Effective gradient flow of cumulative biases and rotations (Theorem 3.2) vs the direct gradient flow",
     label="Thm 3.2",
     section="3.2, 6",
@@ -75,7 +74,7 @@ flow = Claim(
                   search=(1, 4)),
         Param.float("T", 2.0, 0.0, 10.0, "time horizon", low_open=True),
         Param.float("h", 5e-3, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the data, targets and initial parameters", search=(0, 10_000)),
+        Param.seed("seed of the data, targets and initial parameters"),
         Param.float("spread", 0.25, 0.01, 1.0, "standard deviation of each cluster around its centre"),
         Param.float("target", 0.4, 0.0, 2.0, "distance of the target yt_l from the cluster centre"),
     ],
@@ -192,16 +191,12 @@ def flow_property(p):
     return _compare(p, "corrected")
 
 
-@flow.falsifier("stated", search=("seed",))
-def flow_stated(p):
-    """The printed generator (3.22): the rotations drift away from the direct gradient flow."""
-    return _compare(p, "stated")
-
-
-@flow.falsifier("sign_4_1", search=("seed",))
-def flow_sign(p):
-    """(1.14)/(4.1) write R' = -Omega R (E3): with the corrected Omega the flow leaves the gradient flow."""
-    return _compare(p, "corrected", sign=-1.0)
+@flow.falsifier({
+    "stated": "The printed generator (3.22): the rotations drift away from the direct gradient flow.",
+    "sign_4_1": "(1.14)/(4.1) write R' = -Omega R (E3): with the corrected Omega the flow leaves the gradient flow.",
+}, search=("seed",))
+def _(p, variant):
+    return _compare(p, **{"stated": dict(kind="stated"), "sign_4_1": dict(kind="corrected", sign=-1.0)}[variant])
 
 
 @flow.reproduction()
@@ -230,8 +225,7 @@ def _pt_params(extra=()):
     return [
         Param.int("Q", 3, 2, 6, "dimension", search=(2, 5)),
         Param.int("N", 6, 1, 40, "points in the cluster", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R (Haar), beta ~ 0.5 N(0,1), X ~ N(0,1), yt ~ N(0,1)",
-                  search=(0, 10_000)),
+        Param.seed("seed of R (Haar), beta ~ 0.5 N(0,1), X ~ N(0,1), yt ~ N(0,1)"),
         *extra,
     ]
 
@@ -279,7 +273,6 @@ def _kink_guard(R, beta, X):
 # chen.truncation_projection ((3.12)-(3.13), E9)
 proj = Claim(
     id="chen.truncation_projection",
-    document="chen",
     title="tau as a projection, (3.12), and its beta-Jacobian (3.13)",
     label="(3.12)-(3.13)",
     section="3.2",
@@ -347,7 +340,6 @@ def proj_stated(p):
 # chen.bias_flow (T2)
 bias = Claim(
     id="chen.bias_flow",
-    document="chen",
     title="Bias equation (3.19): -dC/dbeta = -R^T J0perp R (beta + yt)",
     label="Thm 3.2 (3.19)",
     section="3.2, 6",
@@ -434,7 +426,6 @@ def bias_pullback(p):
 # chen.rotation_generator (T3, E1)
 rot = Claim(
     id="chen.rotation_generator",
-    document="chen",
     title="Rotation generator (3.22): Omega = -pi_-((dC/dR) R^T) as a sector integral",
     label="Thm 3.2 (3.22)",
     section="3.2, 6",
@@ -539,7 +530,6 @@ def rot_reproduction(p):
 # chen.cost_decrease (T4)
 dec = Claim(
     id="chen.cost_decrease",
-    document="chen",
     title="Monotone cost (3.24)-(3.26): beta part -|R^T J0perp R(beta+yt)|^2, rotation part -Tr|Omega|^2",
     label="Thm 3.2 (3.24)-(3.26)",
     section="3.2, 6",
@@ -596,7 +586,6 @@ def dec_printed(p):
 # chen.commutator_identity (T5)
 comm = Claim(
     id="chen.commutator_identity",
-    document="chen",
     title="[H, M] = H M H^perp - H^perp M H for diagonal projections H (3.27)",
     label="(3.27)",
     section="3.2",
@@ -605,7 +594,7 @@ comm = Claim(
     statement=r"H(x)M-MH(x)=H(x)MH^\perp(x)-H^\perp(x)MH(x)\quad(M=M^T)",
     status="holds",
     params=[Param.int("Q", 4, 1, 8, "dimension", search=(1, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of M and the pattern", search=(0, 10_000))],
+            Param.seed("seed of M and the pattern")],
     notes="True for any M (symmetry of M is not needed), as long as H is a diagonal 0/1 matrix.",
     catalogue="chen §2.4 T5",
     covers=("T5",),
@@ -655,7 +644,6 @@ def comm_symbolic(p):
 # chen.lemma_6_1 (T6)
 lem = Claim(
     id="chen.lemma_6_1",
-    document="chen",
     title="Lemma 6.1: the gradient on o(Q) for the Frobenius metric is pi_-(f'(R) R^T)",
     label="Lemma 6.1",
     section="6",
@@ -664,7 +652,7 @@ lem = Claim(
     statement=r"R(s)=e^{s\omega}R_0:\ \partial_sf(R(s))=-\mathrm{Tr}\big(\omega\,\pi_-(\partial_Rf(R(s))R^T(s))\big)",
     status="holds",
     params=[Param.int("Q", 3, 2, 6, "dimension", search=(2, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of R_0, omega and f", search=(0, 10_000))],
+            Param.seed("seed of R_0, omega and f")],
     notes="Stated for R(0) = 1; holds at any R_0 by right translation (checked at a random R_0).  "
           "f(R) = Tr(C R) + sum_ij R_ij^3 (smooth, non-linear).  D2: with the Killing normalisation "
           "1/2 Tr the gradient doubles (falsifier 'killing').",
@@ -728,7 +716,6 @@ def lem_symbolic(p):
 # chen.sector_moments (K1, K3)
 mom = Claim(
     id="chen.sector_moments",
-    document="chen",
     title="Sector moments: J0perp = diag(n_r/N), [H,M]_ij = (nu_i - nu_j) M_ij, no R^Q_± contribution",
     label="Defs 3.3-3.4, (3.33)-(3.35), (3.39)-(3.40)",
     section="3.3",
@@ -797,7 +784,6 @@ def mom_strict(p):
 # chen.corollary_3_5 (K2, E2)
 cor = Claim(
     id="chen.corollary_3_5",
-    document="chen",
     title="Corollary 3.5: Omega through first (and second) sector moments",
     label="Cor 3.5",
     section="3.3",
@@ -859,7 +845,6 @@ def cor_first(p):
 # T7, T8: registered without a numeric check
 Claim(
     id="chen.no_backprop",
-    document="chen",
     title="'To solve (3.19), (3.21) no backpropagation is needed'",
     label="l.551",
     section="3.3",
@@ -876,7 +861,6 @@ Claim(
 
 Claim(
     id="chen.well_posedness",
-    document="chen",
     title="Well-posedness of the discontinuous effective flow (not addressed)",
     label="Thm 3.2 (implicit)",
     section="3.2",

@@ -38,8 +38,7 @@ def _net_params(L=3, extra=()):
         Param.int("Q", 3, 1, 6, "width of input and hidden layers", search=(1, 5)),
         Param.int("L", L, 1, 6, "number of hidden layers", search=(1, 5)),
         Param.int("N", 5, 1, 40, "number of data points", search=(1, 10)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_l = G + 2I (G Gaussian), b_l ~ N(0,1), X ~ N(0,1)",
-                  search=(0, 10_000)),
+        Param.seed("seed of W_l = G + 2I (G Gaussian), b_l ~ N(0,1), X ~ N(0,1)"),
         *extra,
     ]
 
@@ -63,7 +62,6 @@ def _scale(Ws, bs, X):
 # ===========================================================================
 Claim(
     id="chen.network_model",
-    document="chen",
     title="The ReLU network, cumulative maps, sectors and the Euclidean input cost (definitions)",
     label="(1.1)-(1.8), (2.1)-(2.13), (2.26)",
     section="1, 2",
@@ -88,7 +86,6 @@ Claim(
 # ===========================================================================
 cum = Claim(
     id="chen.cumulative_parameters",
-    document="chen",
     title="Cumulative biases: beta^(l) = (W^(l))^{-1} b^(l) = sum_j (W^(j))^{-1} b_j",
     label="(1.3)/(2.6)",
     section="2",
@@ -142,7 +139,6 @@ def cum_wrong(p):
 # ===========================================================================
 forms = Claim(
     id="chen.truncation_forms",
-    document="chen",
     title="The three expressions of the truncation map tau^(l) agree",
     label="(1.6)/(2.9)",
     section="2",
@@ -191,7 +187,6 @@ def forms_drop(p):
 # ===========================================================================
 sect = Claim(
     id="chen.truncation_sectors",
-    document="chen",
     title="Fixed points and collapse of tau^(l): S^+ is the fixed-point set, S^- collapses to -beta",
     label="(2.14)-(2.15)",
     section="2",
@@ -277,7 +272,6 @@ def sect_stated(p):
 # ===========================================================================
 hid = Claim(
     id="chen.hidden_layers",
-    document="chen",
     title="Hidden layers through the truncation maps: x^(l) = W^(l)(I^(l)(x^(0)) + beta^(l))",
     label="(2.17)",
     section="2",
@@ -328,7 +322,6 @@ def hid_stated(p):
 # ===========================================================================
 out = Claim(
     id="chen.output_layer",
-    document="chen",
     title="Output layer: x^(L+1) = W^(L+1) I^(L)(x^(0)) needs b_{L+1} = -W_{L+1} b^(L)",
     label="(2.18)",
     section="2",
@@ -383,7 +376,6 @@ def _clusters_le_N(p):
 
 pb = Claim(
     id="chen.pullback_cost",
-    document="chen",
     title="The standard cost is the pull-back cost in input space (metric (W^(L+1))^T W^(L+1))",
     label="(2.22)",
     section="2.1",
@@ -441,7 +433,6 @@ def pb_zero(p):
 # ===========================================================================
 gauge = Claim(
     id="chen.gauge_invariance",
-    document="chen",
     title="Gauge freedom W^(L) -> A W^(L), W_{L+1} -> W_{L+1} A^{-1}",
     label="(2.25)",
     section="2.1",
@@ -500,7 +491,6 @@ def gauge_stated(p):
 # ===========================================================================
 rep = Claim(
     id="chen.reparametrisation",
-    document="chen",
     title="Cumulative parameters are independent coordinates (as a change of variables, not as dynamics)",
     label="l.289",
     section="2.2",
@@ -568,7 +558,6 @@ def rep_dynamics(p):
 # ===========================================================================
 al = Claim(
     id="chen.alignment",
-    document="chen",
     title="Aligned cumulative weights W = W_* R: tau independent of W_*, so W^(l) = R_l w.l.o.g.",
     label="Def 2.2, (6.2), (3.17)",
     section="2.3, 6",
@@ -578,7 +567,7 @@ al = Claim(
               r"\tau^{(\ell)}=R_\ell^T\sigma(R_\ell(x+\beta^{(\ell)}))-\beta^{(\ell)}",
     status="holds",
     params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)), Param.int("N", 6, 1, 40, "points", search=(1, 12)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="A1: polar decomposition W = |W| R, |W| = (W W^T)^{1/2} = R~^T W_* R~; aligned iff |W| is diagonal.  "
           "'W_* >= 0' (l.69, l.525) must be W_* > 0 (W invertible).  A2/(6.2): sigma(Dx) = D sigma(x) for "
           "D >= 0 diagonal.  T1 (3.17): the cost, hence its (beta, R)-gradient with W_* frozen, is the same "
@@ -637,7 +626,6 @@ def al_nonaligned(p):
 # ===========================================================================
 anp = Claim(
     id="chen.alignment_not_preserved",
-    document="chen",
     title="Alignment is a constraint: the unconstrained flow in W^(l) leaves the aligned set",
     label="(interpretation of Def 2.2)",
     section="2.3",
@@ -646,7 +634,7 @@ anp = Claim(
     statement=r"\text{(implicit) the gradient flow of }\mathcal C_N\text{ in }W^{(\ell)}\text{ keeps }W^{(\ell)}=W_*R_\ell",
     status="heuristic",
     params=[Param.int("Q", 2, 2, 5, "dimension", search=(2, 4)), Param.int("N", 6, 1, 40, "points", search=(2, 12)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="A3 (not claimed by the paper, needed for its interpretation).  At an aligned point the Euclidean "
           "gradient along the W_* directions is exactly 0 (A2: the cost does not depend on W_*), certified by "
           "the numeric check; but d/ds (W W^T) = -(G W^T + W G^T) has a nonzero off-diagonal part, so the "
@@ -702,7 +690,6 @@ def anp_preserved(p):
 # ===========================================================================
 sep = Claim(
     id="chen.cluster_separation",
-    document="chen",
     title="Cluster-separated truncations give I^(Q)(X_l) = tau^(l)(X_l)",
     label="Def 3.1, (3.3)-(3.5)",
     section="3.1",
@@ -717,7 +704,7 @@ sep = Claim(
             Param.int("clusters", 2, 1, 5, "clusters K <= Q", search=(1, 3)),
             Param.int("layers", 2, 1, 6, "layers L >= K", search=(1, 4)),
             Param.int("points_per_cluster", 6, 1, 40, "points per cluster", search=(1, 10)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     validate=validate_QKL,
     notes="E17/D6: the computation (3.4) applies tau^(l') (l' > l) to the truncated image tau^(l)(X_l), so "
           "the hypothesis must hold on the images (and on neighbourhoods, so that gradients decouple).  "
@@ -766,7 +753,6 @@ def sep_stated(p):
 # ===========================================================================
 bv = Claim(
     id="chen.bias_variance",
-    document="chen",
     title="Per-cluster cost (3.6)/(3.15) and its bias-variance split (3.7)",
     label="(3.6)-(3.8), (3.15)",
     section="3.1-3.2",

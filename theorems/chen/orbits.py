@@ -60,7 +60,6 @@ def _traj_bt(ys, Rss, yt):
 # chen.equilibria (P41, E4)
 eq = Claim(
     id="chen.equilibria",
-    document="chen",
     title="Equilibria of the effective flow: fully untruncated clusters are, fully truncated ones are not",
     label="Prop 4.1",
     section="4.1",
@@ -77,8 +76,7 @@ eq = Claim(
     params=[
         Param.int("Q", 3, 2, 6, "dimension", search=(2, 5)),
         Param.int("N", 6, 1, 40, "points in the cluster", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R (Haar), beta_0, layer coordinates, target",
-                  search=(0, 10_000)),
+        Param.seed("seed of R (Haar), beta_0, layer coordinates, target"),
         Param.float("T", 3.0, 0.0, 10.0, "time horizon of the case-2 trajectory", low_open=True),
         Param.float("h", 1e-2, 0.0, 0.05, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -202,7 +200,6 @@ def _validate_collapse(p):
 
 col = Claim(
     id="chen.collapse",
-    document="chen",
     title="Finite-time full truncation, then exponential collapse at rate 1 with R frozen",
     label="Prop 4.2",
     section="4.2",
@@ -217,7 +214,7 @@ col = Claim(
               r"|\beta(s)+\tilde y|=e^{-(s-s_1)}|\beta(s_1)+\tilde y|\ (\text{equality, E8}),\ R(s)=R(s_1)",
     params=[
         Param.int("N", 40, 20, 80, "points of the cluster (N-1 bulk points and one outlier)", search=(20, 60)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the bulk noise", search=(0, 10_000)),
+        Param.seed("seed of the bulk noise"),
         Param.float("b0", 0.6, 0.05, 3.0, "|beta(0) + yt| (the initial offset, along the first layer axis)"),
         Param.float("outlier", 0.1, 0.0, 3.0, "first layer coordinate u_1 of the outlier at s = 0", low_open=True,
                     search=(0.02, 0.3)),
@@ -357,17 +354,14 @@ def _eta_falsifier(p, which):
                                      f"{e['needed']:.4f} (|b~(0)| = {p.b0})")
 
 
-@col.falsifier("stated", fixed={"b0": 2.0})
-def col_stated(p):
-    """Printed (4.13): eta_2 = eta_1/(1-eta_0-eta_1') log(1/gamma) must cover R's excursion eta_1' s_1^max
-    in (4.29)-(4.30).  At |b~(0)| = 2, eta_0 = 0.09, eta_1 = 0.099, gamma = 0.09 it is 0.3444 < 0.7577."""
-    return _eta_falsifier(p, "printed_4_13")
-
-
-@col.falsifier("printed_4_32", fixed={"b0": 2.0})
-def col_432(p):
-    """The proof's own (4.32): eta_2 = eta_1'/(1-eta_0-eta_1) log(1/gamma) = 0.6467 < 0.7577 at |b~(0)| = 2."""
-    return _eta_falsifier(p, "printed_4_32")
+@col.falsifier({
+    "stated": "Printed (4.13): eta_2 = eta_1/(1-eta_0-eta_1') log(1/gamma) must cover R's excursion eta_1' s_1^max "
+              "in (4.29)-(4.30).  At |b~(0)| = 2, eta_0 = 0.09, eta_1 = 0.099, gamma = 0.09 it is 0.3444 < 0.7577.",
+    "printed_4_32": "The proof's own (4.32): eta_2 = eta_1'/(1-eta_0-eta_1) "
+                    "log(1/gamma) = 0.6467 < 0.7577 at |b~(0)| = 2.",
+}, fixed={"b0": 2.0})
+def _(p, variant):
+    return _eta_falsifier(p, {"stated": "printed_4_13", "printed_4_32": "printed_4_32"}[variant])
 
 
 @col.falsifier("strict_4_20")
@@ -409,7 +403,6 @@ def _validate_stair(p):
 
 stair = Claim(
     id="chen.staircase",
-    document="chen",
     title="Fixed-R staircase: rate n/N_l once n points are truncated, event times (4.49)",
     label="§4.3",
     section="4.3",
@@ -424,7 +417,7 @@ stair = Claim(
     params=[
         Param.int("Q", 2, 1, 4, "dimension (the coordinates decouple at fixed R)", search=(1, 3)),
         Param.int("N", 7, 2, 12, "points of the cluster", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of R, the data coordinates and the margins", search=(0, 10_000)),
+        Param.seed("seed of R, the data coordinates and the margins"),
         Param.float("margin", 0.5, -2.0, 2.0, "y - x_N in every coordinate (negative: the E21 stall)",
                     search=(0.05, 2.0)),
         Param.float("h", 2e-3, 0.0, 0.02, "step of the RK4 integrator", low_open=True),
@@ -606,7 +599,6 @@ def stair_reproduction(p):
 # chen.orbit_sign (G1, E3)
 sign = Claim(
     id="chen.orbit_sign",
-    document="chen",
     title="Sign of the rotation equation in §4: (4.1) R' = -Omega R ascends the cost",
     label="(4.1), (1.14)",
     section="4",
@@ -618,7 +610,7 @@ sign = Claim(
               r"\text{is non-increasing}",
     params=[
         Param.int("N", 8, 2, 30, "points of the cluster", search=(4, 12)),
-        Param.int("seed", 3, 0, 2**32 - 1, "seed of the instance", search=(0, 10_000)),
+        Param.seed("seed of the instance", 3),
         Param.float("T", 4.0, 0.5, 10.0, "time horizon"),
         Param.float("h", 5e-3, 0.0, 0.02, "step of the Cayley-RKMK RK4 integrator", low_open=True),
     ],
@@ -675,7 +667,6 @@ def sign_stated(p):
 # chen.partial_truncation_condition (G2, E18)
 part = Claim(
     id="chen.partial_truncation_condition",
-    document="chen",
     title="(4.10) 'mass outside R^Q_-' does not give (J0perp)_r > 0 for every r",
     label="(4.10), (1.21)",
     section="4.2",
@@ -687,7 +678,7 @@ part = Claim(
     corrected=r"(J_0^{(\ell)\perp})_r>0\iff\exists x\in\mathrm{supp}(\mu_\ell\circ a^{-1}):\ x_r\le0",
     params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
             Param.int("N", 6, 1, 30, "points", search=(1, 12)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Numeric (corrected): on random states, (J0perp)_r > 0 exactly when some layer coordinate u_ir <= 0 (count of "
           "mismatches, tolerance 0).  'stated': a cluster in R^Q_+ satisfies (4.10) and has J0perp = 0 (residual: "
           "number of coordinates r with (J0perp)_r = 0).  (1.21) states the condition with the off-diagonal sectors, "

@@ -86,7 +86,6 @@ def _to_network(Rs, betas, seed):
 
 sec8a = Claim(
     id="chen.collapsed_reduction",
-    document="chen",
     title="Collapsed clusters reduce the standard cost to the bilinear toy 1/2 sum |W beta^(l) + y_l|^2",
     label="§8 (8.1)-(8.4)",
     section="8",
@@ -100,7 +99,7 @@ sec8a = Claim(
     params=[
         Param.int("Q", 2, 2, 2, "dimension = layers = clusters (Q = 2 only: see notes)"),
         Param.int("points", 4, 1, 10, "points per cluster", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Network built from aligned cumulative parameters W^(l) = D_l R_l (D_l random positive diagonal: the "
           "reduction does not see W_*), per-layer (W_l, b_l) by the inverse of (2.6); W^(Q+1) random, "
@@ -179,7 +178,7 @@ def _toy_solve(W0, B0, Y, T, n_out=101, extra=None):
 
 def _toy_params(extra=()):
     return [Param.int("Q", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of W(0), B(0), Y", search=(0, 10_000)),
+            Param.seed("seed of W(0), B(0), Y"),
             Param.float("T", 4.0, 0.1, 10.0, "time horizon"), *extra]
 
 
@@ -199,7 +198,6 @@ def _toy_instance(p, definite=None):
 
 sec8b = Claim(
     id="chen.toy_error_equation",
-    document="chen",
     title="The error E = W B + Y of the bilinear toy obeys E' = -W W^T E - E B^T B",
     label="§8 (8.5)-(8.8)",
     section="8",
@@ -261,7 +259,6 @@ def sec8b_symbolic(p):
 # ---------------------------------------------------------------------------
 sec8c = Claim(
     id="chen.toy_propagators",
-    document="chen",
     title="Propagator representation E(s) = V_L(s) E(0) V_R(s) of the toy error (and Lemma 8.1)",
     label="§8 (8.9)-(8.12), Lemma 8.1",
     section="8",
@@ -401,7 +398,6 @@ def sec8c_stated(p):
 # ---------------------------------------------------------------------------
 l82 = Claim(
     id="chen.lemma_8_2",
-    document="chen",
     title="Lemma 8.2: ||AB|| >= sqrt(lambda_0) ||A|| when B B^T >= lambda_0",
     label="Lemma 8.2",
     section="8",
@@ -411,7 +407,7 @@ l82 = Claim(
     status="erratum",
     corrected=r"BB^T\ge\lambda_0\ \Longrightarrow\ \|AB\|_{op}\ge\sqrt{\lambda_0}\|A\|_{op}\ (\text{equality at }A=0)",
     params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.bool("zero_A", False, "use A = 0 (the counterexample to the strict form)")],
     notes="lambda_0 := lambda_min(B B^T) (B random, invertible a.s.).  Numeric: violation max(0, sqrt(lambda_0)||A|| - "
           "||AB||) against rounding.  'stated': the strict inequality at A = 0 (0 > 0 is false).  (8.19) misses a "
@@ -451,7 +447,6 @@ def l82_stated(p):
 # ---------------------------------------------------------------------------
 cons = Claim(
     id="chen.toy_conservation",
-    document="chen",
     title="Prop 8.3: I = B B^T - W^T W is conserved by the bilinear toy flow",
     label="Prop 8.3",
     section="8",
@@ -559,7 +554,6 @@ def cons_network(p):
 # ---------------------------------------------------------------------------
 dec = Claim(
     id="chen.toy_decay",
-    document="chen",
     title="Thm 8.4: a definite conserved I gives exponential decay of the toy cost",
     label="Thm 8.4",
     section="8",
@@ -645,7 +639,6 @@ def dec_indef(p):
 # §9
 sec9a = Claim(
     id="chen.untruncated_reduction",
-    document="chen",
     title="Untruncated data: the hidden layers act as the identity and the cost is least squares in W^(Q+1)",
     label="§9 (9.1)-(9.6)",
     section="9",
@@ -656,7 +649,7 @@ sec9a = Claim(
     status="holds",
     params=[Param.int("Q", 3, 2, 5, "dimension = layers", search=(2, 4)),
             Param.int("points", 4, 1, 10, "points per cluster (Q clusters)", search=(1, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Instance: R_l Haar, data = apexes far below: every layer coordinate >= 0.5, so I^(Q) = id.  Checked: the "
           "network output equals W^(Q+1) x (D5 output bias), the standard cost equals (9.3) when all N_j are equal, "
           "and the gradient in (beta, R) of the Euclidean input cost vanishes (9.6).  Falsifier 'one_truncated': one "
@@ -712,7 +705,6 @@ def _validate_t91(p):
 
 t91 = Claim(
     id="chen.theorem_9_1",
-    document="chen",
     title="Thm 9.1: closed-form least-squares flow of the output matrix on untruncated data",
     label="Thm 9.1",
     section="9",
@@ -725,7 +717,7 @@ t91 = Claim(
               r"X^T(XX^T)^{-1}\text{ is }N\times Q\text{ (the projector is }X^T(XX^T)^{-1}X)",
     params=[Param.int("Q", 3, 1, 5, "dimension (= number of clusters)", search=(1, 4)),
             Param.int("points", 3, 1, 10, "points per cluster (N = Q * points)", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.float("T", 3.0, 0.1, 10.0, "time horizon")],
     validate=_validate_t91,
     notes="Cost (9.3) = 1/(2N) ||W X - Y_ext||^2 (Y_ext: the label of each point's cluster, Q x N), flow W' = -(WX - "
@@ -811,7 +803,6 @@ def t91_weights(p):
 # §2.11 headline and interpretive claims
 hl1 = Claim(
     id="chen.truncation_picture",
-    document="chen",
     title="'Gradient descent is equivalent to dynamical truncation in input space' (derived vs per-layer flow)",
     label="abstract, l.13, l.327",
     section="1, 3",
@@ -967,6 +958,6 @@ for _id, _title, _label, _lines, _stmt, _status, _notes, _cov, _corr in [
      "(chen.no_backprop); Thm 5.1 (no separation) needs the products P^+-, i.e. back-propagated Jacobians.",
      ("HL5",), None),
 ]:
-    Claim(id=_id, document="chen", title=_title, label=_label, section="1", lines=_lines, statement=_stmt,
+    Claim(id=_id, title=_title, label=_label, section="1", lines=_lines, statement=_stmt,
           status=_status, notes=_notes, catalogue="chen §2.11", covers=_cov,
           **({"corrected": _corr} if _corr else {}))

@@ -214,7 +214,7 @@ _PARAMS = [
     Param.float("Lt", 12.0, 1.0, 60.0, "largest effective depth (continuation 1, 2, 4, ..., Lt)"),
     Param.float("lam", 0.01, 1e-5, 1.0, "regularisation lambda"),
     Param.int("iters", 1000, 10, 50_000, "L-BFGS iterations per Lt"),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of teacher, data and initialisation"),
+    Param.seed("seed of teacher, data and initialisation", search=None),
 ]
 
 
@@ -239,7 +239,6 @@ def _layer_plots(m, Lt, L):
 # BN1 (iii)-(v), (vii): the per-layer structure at large Lt
 structure = Claim(
     id="jacot.bottleneck_structure",
-    document="jacot",
     title="Trained leaky ResNets at large Lt: low COI and few large singular values in the middle, "
           "fast high-COI layers at the ends, kinetic energy ~ extra COI, H nearly flat",
     label="Fig. 1, BN1 (iii)-(vii)",
@@ -332,7 +331,6 @@ def _(p):
 # BN1 (i), (ii): -2H/Lt rises to k* from below, min COI falls to k* from above
 trend = Claim(
     id="jacot.bottleneck_hamiltonian_trend",
-    document="jacot",
     title="As Lt grows, -2H/Lt rises toward the Bottleneck rank k* from below and min_p COI falls toward it from above",
     label="Fig. 1, BN1 (i)-(ii)",
     section="3.1",
@@ -464,7 +462,6 @@ def _r4_reproduction():
 
 bottleneck_k5 = Claim(
     id="jacot.bottleneck_k5",
-    document="jacot",
     title="Fig. 1 at bottleneck rank k* = 5: -2H/Lt and min COI approach 5 (catalogue R4) - not reproduced here",
     label="R4",
     section="3.1",
@@ -490,7 +487,6 @@ bottleneck_k5 = Claim(
 # BN2: distinct minima with different bottleneck ranks
 variability = Claim(
     id="jacot.bottleneck_rank_variability",
-    document="jacot",
     title="Minima with different bottleneck ranks exist for the same task; the kept dimension varies by 1-2",
     label="BN2",
     section="3.1",
@@ -646,7 +642,6 @@ def _f2_runs(d, N, Ntest, L, Lt, lam, iters, seeds, replicas=1):
 
 adaptive_err = Claim(
     id="jacot.adaptive_test_error",
-    document="jacot",
     title="Adaptive (and irregular) layer steps give a small but consistent test-error advantage over equidistant",
     label="Fig. 2, F2 (a)",
     section="4",
@@ -737,7 +732,6 @@ def _(p):
 
 adaptive_ends = Claim(
     id="jacot.adaptive_steps_ends",
-    document="jacot",
     title="On trained nets the adaptive rule puts smaller steps (more layers) in the first and last layers",
     label="Fig. 2, F2 (c)",
     section="4",

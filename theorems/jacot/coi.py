@@ -21,7 +21,7 @@ def _shape_params(w=6, N=5, k=3):
         Param.int("w", w, 1, 64, "number of neurons (rows of A)", search=(1, 8)),
         Param.int("N", N, 1, 64, "number of data points (columns of A)", search=(1, 8)),
         Param.int("k", k, 1, 64, "inner dimension (rank) of the non-negative factorisation", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random factors", search=(0, 10_000)),
+        Param.seed("seed of the random factors"),
         Param.matrix("A", None, "your own representation A (w x N); overrides w, N, k and seed"),
     ]
 
@@ -42,7 +42,6 @@ def _rank(A):
 # ---------------------------------------------------------------------------
 rank = Claim(
     id="jacot.coi_equals_rank",
-    document="jacot",
     title="For a non-negative representation without bias, the cost of identity is its rank",
     label="l.119 (C1), l.99 (L5)",
     section="2.3",
@@ -127,7 +126,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 prop1 = Claim(
     id="jacot.coi_lower_bound",
-    document="jacot",
     title="The cost of identity (no bias) is at least the stable rank |A|_*^2/|A|_F^2",
     label="Prop 1",
     section="2.3",
@@ -138,7 +136,7 @@ prop1 = Claim(
     params=[
         Param.int("w", 3, 1, 64, "rows of A", search=(1, 5)),
         Param.int("N", 4, 1, 64, "columns of A", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("shift", 0.5, -10.0, 10.0, "A = G + shift (more positive entries, more often a finite COI)",
                     search=(-0.5, 2.0)),
         Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift"),
@@ -226,7 +224,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 chain = Claim(
     id="jacot.stable_rank_chain",
-    document="jacot",
     title="|A|_F^2/|A|_op^2 <= |A|_*^2/|A|_F^2 <= Rank A",
     label="l.125 (P1b)",
     section="2.3",
@@ -237,7 +234,7 @@ chain = Claim(
     params=[
         Param.int("w", 4, 1, 64, "rows", search=(1, 8)),
         Param.int("N", 5, 1, 64, "columns", search=(1, 8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("decay", 1.0, 0.0, 1.0, "singular values decay^i (1: all equal, equality on the right)",
                     search=(0.01, 1.0)),
     ],
@@ -302,7 +299,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 neurons = Claim(
     id="jacot.neuron_decomposition_gram",
-    document="jacot",
     title="The Gram matrix as a sum over neurons (the bias term is missing in print)",
     label="l.93 (L3)",
     section="2.2",
@@ -312,7 +308,7 @@ neurons = Claim(
     status="erratum",
     corrected=r"K_p=\sum_{i=1}^w\bar\sigma(A_{p,i})\bar\sigma(A_{p,i})^T+\mathbf 1_N\mathbf 1_N^T",
     params=[Param.int("w", 5, 1, 64, "neurons", search=(1, 8)), Param.int("N", 4, 1, 64, "data points", search=(1, 8)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="E14. The loss splits over neurons (rows) because the Frobenius norm is additive over rows; the "
           "interaction between neurons goes through K_p.",
     catalogue="jacot §2.2 L3; §4 E14",
@@ -358,7 +354,6 @@ def _(p):
 # ---------------------------------------------------------------------------
 gamma = Claim(
     id="jacot.gamma_p_scaling",
-    document="jacot",
     title="The suggested gamma_p: |sigma(A_p)|_op^2 = |K_p|_op, not |K_p|_op^2",
     label="l.200 (T4e)",
     section="3.1",
@@ -368,7 +363,7 @@ gamma = Claim(
     status="erratum",
     corrected=r"\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2=\gamma_0\|K_p\|_{op}",
     params=[Param.int("w", 6, 1, 64, "neurons", search=(1, 8)), Param.int("N", 5, 1, 64, "data points", search=(1, 8)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="E2 (wrong exponent). The paper's experiments may use either form; a reproduction must say which.",
     catalogue="jacot §2.5 T4e; §4 E2",
     covers=("T4e", "E2"),

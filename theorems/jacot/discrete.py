@@ -18,7 +18,6 @@ EPS = np.finfo(float).eps
 # D2/D3 (+ D4's condition): rho_l Lt < 1
 steps = Claim(
     id="jacot.discrete_step_condition",
-    document="jacot",
     title="L > (1 + a/4) Lt keeps every prefactor 1 - rho_l Lt positive (equidistant, a = 0: L > Lt)",
     label="§4, D2-D4",
     section="4",
@@ -97,7 +96,6 @@ def _(p):
 # D4 / E16: the irregular mesh sums to 1 only for even L
 mesh = Claim(
     id="jacot.irregular_mesh_sum",
-    document="jacot",
     title="The irregular layer steps sum to 1 only for even L (odd L: 1 - a/(4L^2))",
     label="§4, Irregular",
     section="4",
@@ -171,7 +169,6 @@ def _(p):
 # D5: the adaptive rule
 adaptive = Claim(
     id="jacot.adaptive_steps",
-    document="jacot",
     title="The adaptive step rule's fixed points are the meshes with equal relative increments",
     label="§4, Adaptive",
     section="4",
@@ -185,7 +182,7 @@ adaptive = Claim(
         Param.float("rate", 15.0, 0.0, 40.0, "speed of the fast end regions of the test path", search=(1.0, 20.0)),
         Param.int("w", 5, 1, 20, "width", search=(2, 6)),
         Param.int("N", 4, 1, 20, "data points", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Z, U, V", search=(0, 10_000)),
+        Param.seed("seed of Z, U, V"),
         Param.int("iters", 5000, 1, 100_000, "maximum damped iterations (stops when the ratio stalls)"),
     ],
     notes="Test path A(p) = Z + e^{-rate p} U + e^{-rate(1-p)} V + 0.3 p U (catalogue D5) sampled at "
@@ -289,7 +286,6 @@ def _(p):
 # D1: the hand-written backward pass
 gradient = Claim(
     id="jacot.discrete_gradient",
-    document="jacot",
     title="Gradient of the discretised leaky ResNet cost (hand-written backward pass)",
     label="§4, D1",
     section="4",
@@ -307,7 +303,7 @@ gradient = Claim(
                     search=(0.1, 3.0)),
         Param.float("a", 0.5, 0.0, 1.0, "irregular mesh parameter", high_open=True, search=(0.0, 0.9)),
         Param.float("lam", 0.1, 0.0, 10.0, "regularisation lambda", search=(0.0, 1.0)),
-        Param.int("seed", 1, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed", 1),
     ],
     validate=lambda p: _validate_grad(p),
     notes="The derivation of D1 (catalogue): chain rule through alpha_l = (1 - rho Lt) alpha + rho W sigma(alpha). "
@@ -372,7 +368,6 @@ def _(p):
 # discrete analogue of H2: critical weights
 critical = Claim(
     id="jacot.discrete_critical_weights",
-    document="jacot",
     title="Discrete H2: the gradient vanishes iff W_l = Lt B_l sigma(A_{l-1})^T, B_l = -(1/lambda) dC/dA_l",
     label="§4 (discrete l.148-150)",
     section="4",

@@ -20,7 +20,7 @@ def _params(w=6, N=5, Lt=3.0, B_scale=0.1, search_w=(2, 8), search_N=(2, 8)):
         Param.int("w", w, 1, 32, "width (number of neurons, rows of A_p)", search=search_w),
         Param.int("N", N, 1, 32, "number of data points (columns of A_p)", search=search_N),
         Param.float("Lt", Lt, 0.0, 50.0, "effective depth L~ (leakage)", low_open=True, search=(0.5, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initial (A_0, B_0)", search=(0, 10_000)),
+        Param.seed("seed of the initial (A_0, B_0)"),
         Param.float("B_scale", B_scale, 0.0, 10.0, "scale of the initial momentum B_0", low_open=True,
                     search=(1e-2, 1.0)),
     ]
@@ -47,7 +47,6 @@ def _H_along(Y, p):
 # H3/H4: Hamilton's equations are those of eq. (1)
 equations = Claim(
     id="jacot.hamilton_equations",
-    document="jacot",
     title="The critical-point dynamics of (A_p, B_p) are Hamilton's equations of H",
     label="eq. (1)",
     section="2.4",
@@ -138,7 +137,6 @@ def _(p):
 # H5: conservation of H along the path
 conservation = Claim(
     id="jacot.hamiltonian_conservation",
-    document="jacot",
     title="The Hamiltonian of a representation geodesic is constant in p",
     label="eq. (1), conservation",
     section="2.4",
@@ -207,23 +205,18 @@ def _(p):
                    message="patterns where dH/dp did not expand to 0")
 
 
-@conservation.falsifier("momentum_sign", search=("seed",))
-def _(p):
-    """The momentum equation with the opposite sign (B' = +dH/dA): H drifts by O(1)."""
-    return _conservation_outcome(p, variant=1)
-
-
-@conservation.falsifier("no_relu_mask", search=("seed",))
-def _(p):
-    """The momentum equation without the ReLU derivative: not Hamiltonian, H drifts."""
-    return _conservation_outcome(p, variant=2)
+@conservation.falsifier({
+    "momentum_sign": "The momentum equation with the opposite sign (B' = +dH/dA): H drifts by O(1).",
+    "no_relu_mask": "The momentum equation without the ReLU derivative: not Hamiltonian, H drifts.",
+}, search=("seed",))
+def _(p, variant):
+    return _conservation_outcome(p, variant={"momentum_sign": 1, "no_relu_mask": 2}[variant])
 
 
 # ---------------------------------------------------------------------------
 # P10 / E1: growth of the weight norm along a critical path
 growth = Claim(
     id="jacot.weight_norm_growth",
-    document="jacot",
     title="Along a critical path the weight norm grows by the integrated bias norm (factor 2 missing)",
     label="Prop 10",
     section="A.3",
@@ -305,7 +298,6 @@ def _(p):
 # eq. (2): H = kinetic + potential when the image condition holds (T0, T0b)
 energies = Claim(
     id="jacot.hamiltonian_energies",
-    document="jacot",
     title="Under the image condition H is kinetic plus potential energy, eq. (2)",
     label="eq. (2)",
     section="3.1",
@@ -390,7 +382,6 @@ def _(p):
 # Theorem 4, identity (T4a): holds for ANY (A, B) with A' := Lt (B K - A)
 thm4 = Claim(
     id="jacot.theorem4_identity",
-    document="jacot",
     title="Theorem 4's gamma-identity for the Hamiltonian",
     label="Thm 4",
     section="3.1",

@@ -18,7 +18,7 @@ def _shape(w=4, N=4, search_w=(1, 8), search_N=(1, 8)):
         Param.int("w", w, 1, 32, "width (rows of A)", search=search_w),
         Param.int("N", N, 1, 32, "data points (columns of A)", search=search_N),
         Param.float("Lt", 2.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.1, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ]
 
 
@@ -36,7 +36,6 @@ def _cond(S):
 # L1: minimal-norm weights
 minimal = Claim(
     id="jacot.minimal_norm_weights",
-    document="jacot",
     title="The minimal-norm weights realising a path are W = (Lt A + A') sigma(A)^+",
     label="l.77-81",
     section="2.2",
@@ -121,7 +120,6 @@ def _(p):
 # L2: the K-norm
 knorm = Claim(
     id="jacot.k_norm",
-    document="jacot",
     title="|M sigma(A)^+|_F^2 = Tr[M K^+ M^T], with +inf when Im M^T is not in Im K",
     label="l.83-87",
     section="2.2",
@@ -189,7 +187,6 @@ def _(p):
 # L4: three-term split
 split = Claim(
     id="jacot.three_term_split",
-    document="jacot",
     title="Under the image condition the Lagrangian splits into potential, middle and kinetic terms",
     label="l.95-97",
     section="2.2",
@@ -300,7 +297,6 @@ def _(p):
 # L6: the middle term is reparametrisation-invariant
 reparam = Claim(
     id="jacot.middle_term_invariance",
-    document="jacot",
     title="The middle term int <A', A>_K dp is reparametrisation-invariant; the other two are not",
     label="l.101",
     section="2.2",
@@ -315,7 +311,7 @@ reparam = Claim(
         Param.float("Lt", 1.0, 0.0, 50.0, "effective depth", low_open=True, search=(0.5, 5.0)),
         Param.float("s", 2.0, -5.0, 5.0, "reparametrisation p(q) = (e^{sq} - 1)/(e^s - 1) (s = 0: identity)",
                     search=(-5.0, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C0, C1, C2", search=(0, 10_000)),
+        Param.seed("seed of C0, C1, C2"),
     ],
     notes="Path A(p) = C0 + sin(2p) C1 + p^3 C2 (catalogue L6). Integrals by composite 8-point Gauss-Legendre "
           "split at the ReLU kinks (located by brentq; K^+ is smooth between them), error estimated from two resolutions. Needs w + 1 >= N "
@@ -387,16 +383,12 @@ def _(p):
 reparam.property(over=("w", "N", "Lt", "s", "seed"), max_examples=8)
 
 
-@reparam.falsifier("kinetic_term_invariant", search=("s",))
-def _(p):
-    """The kinetic term is not invariant (it doubles under speed-up)."""
-    return _reparam_outcome(p, 2)
-
-
-@reparam.falsifier("potential_term_invariant", search=("s",))
-def _(p):
-    """The potential term is not invariant (time spent at each point changes)."""
-    return _reparam_outcome(p, 0)
+@reparam.falsifier({
+    "kinetic_term_invariant": "The kinetic term is not invariant (it doubles under speed-up).",
+    "potential_term_invariant": "The potential term is not invariant (time spent at each point changes).",
+}, search=("s",))
+def _(p, variant):
+    return _reparam_outcome(p, {"kinetic_term_invariant": 2, "potential_term_invariant": 0}[variant])
 
 
 @reparam.reproduction
@@ -426,7 +418,6 @@ def _(p):
 # L8: from A = 0 only constant representations
 zero = Claim(
     id="jacot.zero_representation",
-    document="jacot",
     title="From A_p = 0 only constant representations can follow (K = 1 1^T)",
     label="l.107",
     section="2.2",
@@ -507,13 +498,12 @@ _sym_params = [
     Param.int("N", 7, 1, 16, "data points", search=(1, 8)),
     Param.float("Lt", 2.0, 0.0, 10.0, "effective depth", search=(0.0, 10.0)),
     Param.float("c", 3.0, 0.0, 10.0, "stretch factor (S1) / added leak (S4)", low_open=True, search=(0.1, 10.0)),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the weight family and inputs", search=(0, 10_000)),
+    Param.seed("seed of the weight family and inputs"),
     Param.int("steps", 400, 8, 20_000, "RK4 steps on each range"),
 ]
 
 rangesym = Claim(
     id="jacot.range_symmetry",
-    document="jacot",
     title="Stretching the range to [0, c] with W'_q = W_{q/c}/c and leak Lt/c stretches the path; norm / c",
     label="§2.1, Integration range",
     section="2.1",
@@ -609,7 +599,6 @@ def _(p):
 # S4/S5: output scaling (no bias)
 outscale = Claim(
     id="jacot.output_scaling",
-    document="jacot",
     title="Without bias, Lt -> Lt + c scales the path by e^{-cp}",
     label="§2.1, Output scaling",
     section="2.1",

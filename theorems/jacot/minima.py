@@ -119,7 +119,6 @@ def _srank(A):
 # P1c: continuity of the stable rank vs the COI
 cont = Claim(
     id="jacot.coi_discontinuity",
-    document="jacot",
     title="The stable rank |A|_*^2/|A|_F^2 is continuous (A != 0); the cost of identity is not",
     label="l.128 (P1c)",
     section="2.3",
@@ -134,7 +133,7 @@ cont = Claim(
         Param.int("r", 2, 1, 31, "rank of the non-negative base point A_0", search=(1, 3)),
         Param.float("eps", 0.1, 0.0, 1.0, "largest perturbation size; the sequence is eps * 10^-j, j = 0..4",
                     low_open=True, search=(0.01, 1.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     validate=lambda p: _validate_cont(p),
     notes="A_eps = A_0 + eps E with A_0 = |G1||G2| >= 0 of rank r and E = |u||v|^T >= 0 generic: A_eps >= 0 has "
@@ -235,7 +234,6 @@ def _(p):
 # P2 (Prop 6): stable minima
 stable = Claim(
     id="jacot.stable_minima",
-    document="jacot",
     title="Stable local minima of the COI are non-negative and have COI with bias = COI without bias = rank",
     label="Prop 2 (Prop 6)",
     section="2.3, A.1",
@@ -248,7 +246,7 @@ stable = Claim(
         Param.int("w", 6, 1, 32, "neurons (rows of A)", search=(2, 7)),
         Param.int("N", 5, 2, 32, "data points (columns of A)", search=(3, 7)),
         Param.int("k", 3, 1, 31, "inner dimension of A = |G1||G2| (k < N so that 1 is not in Im A^T)", search=(1, 3)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.int("n_pert", 30, 1, 10_000, "random perturbations per scale in the stability test"),
         Param.matrix("A", None, "your own candidate minimum A (w x N); overrides w, N, k, seed"),
     ],
@@ -405,7 +403,6 @@ def _(p):
 # P3 (Prop 7): constant-COI path
 path = Claim(
     id="jacot.constant_coi_path",
-    document="jacot",
     title="For w > N(N+1), a constant-COI path leads from any non-non-negative A to a point with a zero row",
     label="Prop 3 (Prop 7)",
     section="2.3, A.1",
@@ -420,7 +417,7 @@ path = Claim(
     params=[
         Param.int("N", 3, 1, 4, "data points (the LP has N(N+1) equality rows)", search=(2, 3)),
         Param.int("w", 15, 1, 64, "neurons; the claim needs w > N(N+1)", search=(13, 20)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A-hat", search=(0, 10_000)),
+        Param.seed("seed of A-hat"),
         Param.int("n_t", 11, 2, 201, "grid points in t"),
     ],
     notes="Caratheodory for cones via an LP vertex (scipy HiGHS dual simplex), polished on its support. "
@@ -492,16 +489,15 @@ def _(p):
 path.property(over=("N", "w", "seed"), max_examples=10)
 
 
-@path.falsifier("narrow", fixed={"w": 6, "N": 3})
-def _(p):
-    """Drop w > N(N+1) (w = 6 <= 12): the constraint rank exceeds w, the only solution is a = 1, no zero row."""
-    return _path_outcome(p)
-
-
-@path.falsifier("tanh_features", fixed={"w": 15, "N": 3})
-def _(p):
-    """Replace the positively homogeneous ReLU by tanh: rescaling rows no longer keeps the feature Gram, COI moves."""
-    return _path_outcome(p, feature=np.tanh)
+@path.falsifier({
+    "narrow": "Drop w > N(N+1) (w = 6 <= 12): the constraint rank exceeds w, the only "
+              "solution is a = 1, no zero row.",
+    "tanh_features": {"description": "Replace the positively homogeneous ReLU by tanh: rescaling rows no longer "
+                                     "keeps the feature Gram, COI moves.",
+                      "fixed": {"w": 15, "N": 3}},
+}, fixed={"w": 6, "N": 3})
+def _(p, variant):
+    return _path_outcome(p, **{"narrow": dict(), "tanh_features": dict(feature=np.tanh)}[variant])
 
 
 @path.symbolic(timeout=30)
@@ -529,7 +525,6 @@ def _(p):
 # M1, M2, M3, E22: the ODE, its discretisation and the objective
 disc = Claim(
     id="jacot.leaky_discretisation",
-    document="jacot",
     title="The leaky ResNet ODE and its discretisation: D1 with rho = 1/L converges at O(1/L), the printed rho = 1 recursion does not",
     label="l.31-47 (M1-M3)",
     section="2",
@@ -548,7 +543,7 @@ disc = Claim(
         Param.int("L0", 25, 2, 400, "coarsest number of layers; errors at L0, 2 L0, 4 L0, 8 L0 (need L0 > Lt)",
                   search=(20, 40)),
         Param.float("lam", 0.1, 0.0, 10.0, "regularisation lambda of the objective M3"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of X, f*(X) and the smooth weights W_p", search=(0, 10_000)),
+        Param.seed("seed of X, f*(X) and the smooth weights W_p"),
     ],
     validate=lambda p: _validate_disc(p),
     notes="M1 (Lt = 0, the NeuralODE) and M2 (Lt > 0) are definitions; l.43 ('continuous version of "
@@ -650,17 +645,16 @@ def _(p):
 disc.property(over=("w", "N", "Lt", "seed"), max_examples=6)
 
 
-@disc.falsifier("per_layer_leak_Lt")
-def _(p):
-    """l.43 taken literally as a discretisation: per-layer leak Lt (rho = 1), weights W_{p_l}/L: no convergence.
-    (The two-way encoding of E22 is jacot.erratum_leak_per_layer.)"""
-    return _disc_outcome(p, scheme="printed")
-
-
-@disc.falsifier("second_order")
-def _(p):
-    """Claim O(1/L^2) for D1 (the weights are lagged, explicit Euler): refuted, the order is 1."""
-    return _disc_outcome(p, claimed_order=2.0)
+@disc.falsifier({
+    "per_layer_leak_Lt": "l.43 taken literally as a discretisation: per-layer leak Lt (rho = 1), weights W_{p_l}/L: "
+                         "no convergence. (The two-way encoding of E22 is jacot.erratum_leak_per_layer.)",
+    "second_order": "Claim O(1/L^2) for D1 (the weights are lagged, explicit Euler): refuted, the order is 1.",
+})
+def _(p, variant):
+    return _disc_outcome(p, **{
+        "per_layer_leak_Lt": dict(scheme="printed"),
+        "second_order": dict(claimed_order=2.0),
+    }[variant])
 
 
 @disc.symbolic(timeout=30)
@@ -679,7 +673,6 @@ def _(p):
 # H1: the momenta and their backward equation
 mom = Claim(
     id="jacot.momentum_backward_equation",
-    document="jacot",
     title="The momenta B_p = -1/lambda dC/dA_p: terminal value and backward ODE",
     label="l.148-150 (H1)",
     section="2.4",
@@ -693,7 +686,7 @@ mom = Claim(
         Param.float("Lt", 2.0, 0.0, 10.0, "effective depth L~", search=(0.0, 4.0)),
         Param.float("lam", 0.1, 0.0, 10.0, "regularisation lambda", low_open=True, search=(0.01, 1.0)),
         Param.int("n", 200, 20, 5000, "RK4 steps on [0, 1] (forward and backward)"),
-        Param.int("seed", 1, 0, 2**32 - 1, "seed of X, f*(X) and the weights", search=(0, 10_000)),
+        Param.seed("seed of X, f*(X) and the weights", 1),
     ],
     notes="[W_p^T B_p] keeps the first w rows (the bias row of W_p^T B_p is dropped, implicit in the paper). "
           "Check: B_0 from the backward ODE (RK4, joint with A_p integrated backwards from A_1) against "
@@ -762,16 +755,12 @@ def _(p):
 mom.property(over=("w", "N", "Lt", "lam", "seed"), max_examples=5)
 
 
-@mom.falsifier("no_relu_mask", search=("seed",))
-def _(p):
-    """Drop sigma-dot (use [W_p^T B_p] unmasked): the transported momentum is wrong."""
-    return _mom_outcome(p, variant=2)
-
-
-@mom.falsifier("leak_sign", search=("seed",))
-def _(p):
-    """Flip the sign of the leak term: -dB = sigma-dot * [W^T B] + Lt B."""
-    return _mom_outcome(p, variant=1)
+@mom.falsifier({
+    "no_relu_mask": "Drop sigma-dot (use [W_p^T B_p] unmasked): the transported momentum is wrong.",
+    "leak_sign": "Flip the sign of the leak term: -dB = sigma-dot * [W^T B] + Lt B.",
+}, search=("seed",))
+def _(p, variant):
+    return _mom_outcome(p, variant={"no_relu_mask": 2, "leak_sign": 1}[variant])
 
 
 @mom.symbolic(timeout=30)
@@ -801,7 +790,7 @@ def _(p):
 # ---------------------------------------------------------------------------
 # Remarks, citations and experiments: registered with notes (no verdict computed here).
 def _remark(id, title, label, lines, statement, status, notes, catalogue, covers, section):
-    return Claim(id=id, document="jacot", title=title, label=label, section=section, equation=label,
+    return Claim(id=id, title=title, label=label, section=section, equation=label,
                  lines=lines, statement=statement, status=status, params=[], notes=notes,
                  catalogue=catalogue, covers=covers)
 

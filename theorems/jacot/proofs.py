@@ -25,7 +25,7 @@ def _stable_params(w=6, N=5, k=3):
         Param.int("w", w, 1, 32, "neurons (rows of the stable minimum A = |G1||G2|)", search=(2, 7)),
         Param.int("N", N, 2, 32, "data points", search=(3, 7)),
         Param.int("k", k, 1, 31, "inner dimension (k < N: 1 not in Im A^T)", search=(1, 2)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ]
 
 
@@ -41,7 +41,6 @@ def _stable_A(p):
 # E3: Prop 1's proof
 e3 = Claim(
     id="jacot.erratum_prop1_proof",
-    document="jacot",
     title="Prop 1's proof: the optimiser's value is |A|_*/|A|_F^2 |sqrt A|_F^2, over B with Im A^T in Im B^T",
     label="Prop 1 proof (E3)",
     section="2.3",
@@ -55,7 +54,7 @@ e3 = Claim(
     params=[
         Param.int("w", 3, 1, 32, "rows of A", search=(1, 5)),
         Param.int("N", 4, 1, 32, "columns of A", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A and of the random competitors B", search=(0, 10_000)),
+        Param.seed("seed of A and of the random competitors B"),
         Param.int("n_B", 200, 1, 10_000, "random competitors B with Im A^T in Im B^T and |B|_F = |A|_F"),
     ],
     notes="E3: the middle expression has |A|_*^2 for |A|_* (|sqrt A|_F^2 = |A|_*); the minimum must be restricted "
@@ -152,7 +151,6 @@ def _(p):
 # E5: Prop 6 proof, l.330
 e5 = Claim(
     id="jacot.erratum_prop6_bound",
-    document="jacot",
     title="Prop 6's proof, l.330: the bound is |sigma(A_i)|^2 - 1 >= |A_i|^2 (not |A_i|^2 + 1)",
     label="Prop 6 proof (E5)",
     section="A.1",
@@ -231,7 +229,6 @@ def _(p):
 # E6: Prop 6 proof, l.332-338
 e6 = Claim(
     id="jacot.erratum_prop6_limit",
-    document="jacot",
     title="Prop 6's proof, l.334-336: bounding the Sherman-Morrison term by x/(1+x) only gives |A|_K^2 >= |A|_Kbar^2 - 1",
     label="Prop 6 proof (E6)",
     section="A.1",
@@ -347,7 +344,6 @@ def _(p):
 # E12: l.142 wording
 e12 = Claim(
     id="jacot.erratum_nonneg_wording",
-    document="jacot",
     title="l.142: something pushes away from negative (non-stable) minima, not from non-negative ones",
     label="l.142 (E12)",
     section="2.3",
@@ -415,7 +411,6 @@ def _(p):
 # E15: Fig. 1 caption
 e15 = Claim(
     id="jacot.erratum_fig1_coi_square",
-    document="jacot",
     title="Fig. 1 caption: the COI compared with -2H/Lt is min_p |A_p|^2_{K_p} (squared)",
     label="Fig. 1 caption (E15)",
     section="2.3",
@@ -484,7 +479,6 @@ def _(p):
 # E17: Prop 10 proof, l.477
 e17 = Claim(
     id="jacot.erratum_prop10_reparametrisation",
-    document="jacot",
     title="Prop 10's proof, l.477: the reparametrised dynamics read r'(q) V_{r(q)} sigma(A~_q)",
     label="Prop 10 proof (E17)",
     section="A.3",
@@ -498,7 +492,7 @@ e17 = Claim(
         Param.int("w", 3, 1, 16, "width", search=(1, 5)),
         Param.int("N", 3, 1, 16, "data points", search=(1, 5)),
         Param.float("Lt", 2.0, 0.0, 20.0, "effective depth", search=(0.0, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A_r, V, b, q, r(q), r'(q)", search=(0, 10_000)),
+        Param.seed("seed of A_r, V, b, q, r(q), r'(q)"),
     ],
     notes="E17 (notation/typo, independent of the factor 2 of E1): the proof writes W for the non-bias part V. "
           "Pointwise check: at random A_r (any signs), V, b, q, r = r(q), r' > 0, the chain rule "
@@ -570,7 +564,6 @@ def _(p):
 # E18: Prop 7 proof, l.344-346
 e18 = Claim(
     id="jacot.erratum_prop7_nonneg_criterion",
-    document="jacot",
     title="Prop 7's proof: A >= 0 iff A^T A = Kbar = K^sigma - beta^2 11^T (not K^sigma)",
     label="Prop 7 proof (E18)",
     section="A.1",
@@ -583,7 +576,7 @@ e18 = Claim(
     params=[
         Param.int("w", 5, 1, 32, "rows", search=(1, 6)),
         Param.int("N", 4, 1, 32, "columns", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="E18; beta = 1 is the appended constant. The same proof calls '(the converse of) Proposition 2' what is "
           "its contrapositive, and calls A_1 a 'saddle' without showing criticality (the gap of "
@@ -643,7 +636,6 @@ def _(p):
 # E19: l.134 overstatement (gap)
 e19 = Claim(
     id="jacot.strict_minima_stable",
-    document="jacot",
     title="l.134: 'all strict local minima of wide networks are stable' - Prop 3 only shows they are non-negative",
     label="l.134 (E19)",
     section="2.3",

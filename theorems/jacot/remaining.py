@@ -42,7 +42,6 @@ def _kept_cond(S):
 # E10: B_p = Lt^-1 W_p (sigma(A_p)^+)^T, not Lt^-1 W_p sigma(A_p)^+
 transpose = Claim(
     id="jacot.erratum_momentum_transpose",
-    document="jacot",
     title="The momentum from the weights: B_p = Lt^-1 W_p (sigma(A_p)^+)^T (the transpose is missing in print)",
     label="l.174 (E10)",
     section="3.1",
@@ -56,7 +55,7 @@ transpose = Claim(
         Param.int("w", 6, 1, 32, "width (rows of A, B)", search=(1, 8)),
         Param.int("N", 5, 1, 32, "data points (columns of A, B)", search=(1, 8)),
         Param.float("Lt", 3.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.1, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of (A, B)", search=(0, 10_000)),
+        Param.seed("seed of (A, B)"),
     ],
     notes="E10: W_p is w x (w+1) and sigma(A_p)^+ is N x (w+1), so the printed product is not even defined "
           "unless N = w + 1, and then it is the wrong matrix. The instance: random A; B with rows in Im K "
@@ -116,7 +115,6 @@ def _(p):
 # E11: the gamma-stable potential energy is -Lt/2 |A|^2_{K+gI}
 potsign = Claim(
     id="jacot.erratum_gamma_potential_sign",
-    document="jacot",
     title="The gamma-stable potential energy is -Lt/2 |A_p|^2_{K_p+gI} (sign lost in print)",
     label="l.180 (E11)",
     section="3.1",
@@ -169,7 +167,6 @@ def _(p):
 # E7: the last lines of the rate-bound proof
 chain = Claim(
     id="jacot.erratum_thm4_proof_chain",
-    document="jacot",
     title="Thm 8 proof, step (3): |A'|_G/Lt <= sqrt(X + g c^2) + sqrt(g) c <= sqrt(X) + 2 sqrt(g) c",
     label="Thm 8 proof (E7)",
     section="A.2",
@@ -221,7 +218,6 @@ def _(p):
 # E9: Prop 9's perturbation, (i) t^2 in the top-left block, (iv) c_0 with the bias
 prop9 = Claim(
     id="jacot.erratum_prop9_perturbation",
-    document="jacot",
     title="Prop 9's proof: the top-left block carries t(p)^2, and with the bias c_0 = |[a]_-|^2 - 1",
     label="Prop 9 proof (E9)",
     section="A.2",
@@ -235,7 +231,7 @@ prop9 = Claim(
               r"c_0=\|[a]_-\|^2>0\ (\text{bias-free})",
     params=[
         Param.int("w", 3, 1, 32, "width (length of the column a = A_{p0, . i})", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W and a (a has at least one negative entry)", search=(0, 10_000)),
+        Param.seed("seed of W and a (a has at least one negative entry)"),
         Param.float("t", 0.5, 0.0, 1.0, "value of the bump t(p) in (0, 1)", low_open=True, high_open=True,
                     search=(0.05, 0.95)),
         Param.float("Lt", 2.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.5, 10.0)),
@@ -305,7 +301,6 @@ def _(p):
 # E13: the rescaled leak is Lt/c (not 2 Lt)
 leak = Claim(
     id="jacot.erratum_range_leak",
-    document="jacot",
     title="Stretching the range to [0, c] rescales the leak to Lt/c (printed: '2 Lt')",
     label="l.65 (E13)",
     section="2.1",
@@ -360,7 +355,6 @@ def _(p):
 # E20: the COI is the SQUARED norm of the smallest W with W sigma(A) = A
 squared = Claim(
     id="jacot.erratum_coi_squared",
-    document="jacot",
     title="The cost of identity is the squared Frobenius norm of the smallest W with W sigma(A) = A",
     label="l.99 (E20)",
     section="2.2",
@@ -372,7 +366,7 @@ squared = Claim(
     params=[
         Param.int("w", 6, 1, 32, "width (rows of A)", search=(1, 8)),
         Param.int("N", 5, 1, 32, "data points (w + 1 >= N makes the COI finite generically)", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A and of the null-space competitors", search=(0, 10_000)),
+        Param.seed("seed of A and of the null-space competitors"),
     ],
     notes="E20 (wording). W* = A sigma(A)^+ solves W sigma(A) = A when the image condition holds and is the "
           "minimum-norm solution (every other solution is W* + Z with Z sigma(A) = 0 and |W* + Z|^2 = |W*|^2 + "
@@ -438,7 +432,6 @@ def _(p):
 # E21: Prop 1 needs the infinity convention
 p1hyp = Claim(
     id="jacot.erratum_prop1_image_hypothesis",
-    document="jacot",
     title="Prop 1 holds only with the +inf convention (Im A^T in Im sigmabar(A)^T); with a plain pinv it fails",
     label="Prop 1 (E21)",
     section="2.3",
@@ -451,7 +444,7 @@ p1hyp = Claim(
     params=[
         Param.int("w", 1, 1, 64, "rows of A", search=(1, 5)),
         Param.int("N", 2, 1, 64, "columns of A", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("shift", -3.0, -10.0, 10.0, "A = G + shift (negative shift: sigmabar(A) often 0)",
                     search=(-3.0, 2.0)),
         Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift"),
@@ -499,7 +492,6 @@ def _(p):
 # E22: the per-layer leak of the discrete analogue is Lt/L (l.43 has rho = 1)
 perlayer = Claim(
     id="jacot.erratum_leak_per_layer",
-    document="jacot",
     title="The discrete analogue of the leaky ODE has per-layer leak Lt/L (D1, rho = 1/L), not Lt (l.43)",
     label="l.43 (E22)",
     section="2",

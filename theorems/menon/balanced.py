@@ -59,7 +59,6 @@ def _numerical_rank(J, expected=None):
 # 1. E1: the sign of G
 sign = Claim(
     id="menon.balanced_sign_convention",
-    document="menon",
     title="The sign of G in (4.8) contradicts the definition (4.2)-(4.3) of M_G",
     label="E1 (eqs. (4.2), (4.8))",
     section="4.1-4.2",
@@ -73,7 +72,7 @@ sign = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width of every layer (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random initial layers and target", search=(0, 10_000)),
+        Param.seed("seed of the random initial layers and target"),
         Param.float("T", 0.5, 0.0, 5.0, "time horizon of the flow (T = 0: only the initial point)"),
         Param.float("h", 0.01, 0.0, 0.1, "step of the implicit midpoint rule", low_open=True),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
@@ -174,7 +173,6 @@ def _validate_zeros(p):
 
 svals = Claim(
     id="menon.equal_singular_values",
-    document="menon",
     title="On the balanced variety all layers have the same singular values (hence rank)",
     label="Sec. 4.1 (B2)",
     section="4.1",
@@ -186,7 +184,7 @@ svals = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 5)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.int("zeros", 0, 0, 8, "number of zero singular values of W_1 (rank d - zeros)", search=(0, 2)),
         Param.choice("construction", "sqrt", ["sqrt", "z"],
                      "sqrt: W_1 Gaussian, W_{p+1} = O_{p+1} (W_pW_p^T)^{1/2} (solves (4.4) layer by layer); "
@@ -277,7 +275,6 @@ def _(p):
 # 3. B3: the dimension (4.6)
 dim = Claim(
     id="menon.balanced_dimension",
-    document="menon",
     title="The balanced manifold M has dimension d^2 + (N-1)d(d-1)/2",
     label="(4.6) (B3)",
     section="4.1",
@@ -288,7 +285,7 @@ dim = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 4, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the frames Q_p and of Lambda", search=(0, 10_000)),
+        Param.seed("seed of the frames Q_p and of Lambda"),
         Param.int("zeros", 0, 0, 6, "number of zero entries of Lambda (0: the full-rank leaf M)"),
     ],
     validate=_validate_zeros,
@@ -460,7 +457,6 @@ def _(p):
 # 4. Theorem 1(b): the end-to-end equation (4.9) for any G
 e2e = Claim(
     id="menon.end_to_end_any_g",
-    document="menon",
     title="The end-to-end matrix obeys (4.9) on every G-balanced variety",
     label="Thm 1(b)",
     section="4.2, 7.1",
@@ -472,7 +468,7 @@ e2e = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.choice("energy", "quadratic", list(ENERGIES), "the energy E (quadratic, quartic, completion)"),
         Param.choice("init", "random", ["random", "balanced"], "random layers (G != 0) or a balanced point"),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
@@ -589,7 +585,6 @@ def _(p):
 # 5. B-GD: finite-step gradient descent and the balance
 gd = Claim(
     id="menon.gd_balance_drift",
-    document="menon",
     title="Gradient descent moves C_p by exactly eta^2 (D_{p+1}^T D_{p+1} - D_p D_p^T) per step",
     label="B-GD (catalogue §5.2)",
     section="4.2 (derived)",
@@ -601,7 +596,7 @@ gd = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("eta", 0.37, 0.0, 2.0, "step size", low_open=True, search=(1e-4, 0.5)),
         Param.choice("energy", "quadratic", list(ENERGIES), "the energy E"),
         Param.choice("init", "random", ["random", "balanced"], "random layers or a balanced point"),
@@ -807,7 +802,6 @@ def _validate_sde(p):
 
 sde = Claim(
     id="menon.ambient_noise_balance",
-    document="menon",
     title="Isotropic Ito noise: E dC_p = sigma^2 (d_{p+1} - d_{p-1}) I dt, while C_p itself diffuses",
     label="B-SDE (catalogue §2.2)",
     section="4.2, 13.4 (derived)",
@@ -824,7 +818,7 @@ sde = Claim(
         Param.float("dt", 0.01, 0.0, 0.05, "Euler-Maruyama step (its O(dt) bias is removed exactly, see notes)",
                     low_open=True),
         Param.int("paths", 2000, 100, 200_000, "Monte-Carlo paths"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers, target and noise", search=(0, 10_000)),
+        Param.seed("seed of the layers, target and noise"),
     ],
     validate=_validate_sde,
     notes="Derived (not in the paper; supports §13.4).  E = 1/2|W - Y|^2, B_p a d_p x d_{p-1} matrix Brownian "
@@ -1002,7 +996,6 @@ def _(p):
 # 7. Remark 8: the Simons cone
 cone = Claim(
     id="menon.simons_cone",
-    document="menon",
     title="For d = N = 2 the balanced manifold is 5-dimensional inside the Simons cone, which is minimal",
     label="Remark 8",
     section="4.4",
@@ -1012,7 +1005,7 @@ cone = Claim(
               r"\subset\mathbb R^8,\ \dim\mathcal M=5,\ \mathcal C\ \text{has zero mean curvature at}\ x\ne0",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point and the cone points", search=(0, 10_000)),
+        Param.seed("seed of the balanced point and the cone points"),
         Param.int("m", 4, 1, 8, "dimension of the a-block of the cone {|a|^2 = |b|^2} (Remark 8: 4)"),
         Param.int("n", 4, 1, 8, "dimension of the b-block (Remark 8: 4)"),
         Param.int("points", 5, 1, 100, "number of random cone points"),
@@ -1140,7 +1133,6 @@ def _(p):
 # 8. Remark 9 and E10: Bures-Wasserstein
 bw = Claim(
     id="menon.bures_wasserstein",
-    document="menon",
     title="N = 2 on V = {W_2 = W_1^T}: the submersion metric g^2 is twice the Bures-Wasserstein metric",
     label="Remark 9; E10",
     section="4.4",
@@ -1154,7 +1146,7 @@ bw = Claim(
               r"\text{is symmetric; then}\ \dot W=-\operatorname{grad}_{g^2}E=-\tfrac12\operatorname{grad}_{BW}E",
     params=[
         Param.int("d", 3, 1, 5, "size of the psd matrices", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of P, Z and the target", search=(0, 10_000)),
+        Param.seed("seed of P, Z and the target"),
     ],
     notes="g^2(Z,Z) = min{ |(dW_1^T, dW_1)|^2 = 2|dW_1|^2 : W_1^T dW_1 + dW_1^T W_1 = Z } is computed as a "
           "least-norm problem with a non-symmetric factor W_1 (Cholesky), independently of any Lyapunov "

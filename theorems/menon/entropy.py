@@ -120,7 +120,6 @@ def _poly_det(M):
 # menon.entropy_formula (Thm 10)
 entropy_formula = Claim(
     id="menon.entropy_formula",
-    document="menon",
     title="Entropy formula: the volume of the fibre O_W is c_d^{N-1} sqrt(van(Σ²)/van(Σ^{2/N}))",
     label="Thm 10",
     section="6.2, 8",
@@ -133,7 +132,7 @@ entropy_formula = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width (ignored when lam is given)", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of lam and of the frame Q_N..Q_0", search=(0, 10_000)),
+        Param.seed("seed of lam and of the frame Q_N..Q_0"),
         Param.bool("tie", False, "set lam_2 = lam_1 (the pair factor then takes its limit N sigma^{2-2/N})"),
         Param.vector("lam", None, "lam = Sigma^{1/N} (positive; overrides d); default drawn from the seed",
                      low=1e-3, high=10.0),
@@ -353,7 +352,6 @@ def _volume_Od(d):
 
 orbit_volume_constant = Claim(
     id="menon.orbit_volume_constant",
-    document="menon",
     title="The constant c_d of the entropy formula is the Frobenius-Riemannian volume of O_d",
     label="Thm 10 (c_d)",
     section="6.2",
@@ -365,7 +363,7 @@ orbit_volume_constant = Claim(
               r"=2\cdot2^{d(d-1)/4}\prod_{k=1}^{d-1}\operatorname{vol}(S^k),\quad c_2=4\sqrt2\pi",
     params=[
         Param.int("d", 2, 1, 3, "dimension of O_d (d <= 3: charts with a quadrature are coded for these)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the d = N = 2 orbit used by the falsifier", search=(0, 10_000)),
+        Param.seed("seed of the d = N = 2 orbit used by the falsifier"),
     ],
     notes="The standard (probability) Haar measure gives vol(O_d) = 1 (or 2 counting the two components), "
           "which cannot make (6.2) an identity for the Riemannian volume of O_W: the orbit O_W carries "
@@ -493,7 +491,6 @@ def _density_tolerance(sig, N, condM, condA):
 
 volume_form = Claim(
     id="menon.volume_form",
-    document="menon",
     title="Volume form of (M_d, g^N) in SVD coordinates",
     label="Thm 11",
     section="6.2",
@@ -509,7 +506,7 @@ volume_form = Claim(
     params=[
         Param.int("d", 2, 1, 5, "width (ignored when sigma is given)", search=(1, 3)),
         Param.int("N", 3, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Sigma, Q_N, Q_0", search=(0, 10_000)),
+        Param.seed("seed of Sigma, Q_N, Q_0"),
         Param.vector("sigma", None, "singular values (positive, distinct; overrides d)", low=1e-2, high=10.0),
     ],
     validate=lambda p: _validate_sigma(p),
@@ -703,7 +700,6 @@ def monotone_outcome(p, S=_S_printed):
 
 entropy_monotone = Claim(
     id="menon.entropy_monotone",
-    document="menon",
     title="The orbit entropy increases in every singular value",
     label="Def 12 (note)",
     section="6.3",
@@ -716,7 +712,7 @@ entropy_monotone = Claim(
     params=[
         Param.int("d", 3, 2, 6, "width (ignored when sigma is given)", search=(2, 5)),
         Param.int("N", 3, 2, 8, "depth (N = 1: S is constant)", search=(2, 8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Sigma", search=(0, 10_000)),
+        Param.seed("seed of Sigma"),
         Param.vector("sigma", None, "singular values (positive, distinct; overrides d)", low=1e-3, high=100.0),
     ],
     validate=lambda p: _validate_monotone(p),
@@ -792,7 +788,6 @@ def _ray(a):
 
 free_energy_minimisers = Claim(
     id="menon.free_energy_minimisers",
-    document="menon",
     title="Free-energy minimisers S_β for the d = 2 matrix-completion energy (14.1)",
     label="Def 12, OP 14.2",
     section="6.3, 14.2",
@@ -809,7 +804,7 @@ free_energy_minimisers = Claim(
         Param.int("N", 3, 2, 8, "depth (N = 1: S is constant and S_beta is the zero set of E)", search=(2, 8)),
         Param.float("beta", 10.0, 0.0, 1e6, "inverse temperature", low_open=True, search=(0.1, 1000.0)),
         Param.float("a", 1e4, 1.0, 1e12, "point W_a = [[1, a], [0, 1]] on the zero set of E", search=(1.0, 1e8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the local minimisation's start (falsifier)", search=(0, 10_000)),
+        Param.seed("seed of the local minimisation's start (falsifier)"),
     ],
     notes="The brief and the catalogue file this as exploratory (status heuristic, no certification).  "
           "Computing it showed more: the conjecture of line 488 / question of 14.2 is vacuous for (14.1) "

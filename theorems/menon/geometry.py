@@ -167,8 +167,7 @@ def _lam_param():
 COMMON = [
     Param.int("d", 3, 2, 5, "width d (d >= 2 so that so(d) != 0)", search=(2, 4)),
     Param.int("N", 4, 2, 6, "depth N", search=(2, 5)),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and of the Haar frames Q_N, ..., Q_0",
-              search=(0, 10_000)),
+    Param.seed("seed of Lambda and of the Haar frames Q_N, ..., Q_0"),
 ]
 
 
@@ -189,7 +188,6 @@ def _rotations(d, count, rng):
 # O1: the fibres of phi in M are O_d^{N-1} orbits
 fibres = Claim(
     id="menon.fibres_are_orbits",
-    document="menon",
     title="The fibres O_W = phi^{-1}(W) ∩ M are O_d^{N-1} orbits",
     label="(6.1), O1",
     section="6.2",
@@ -329,7 +327,6 @@ def fibres_symbolic(p):
 # L8a / E9: the tangent vectors D z (8.1)-(8.2)
 tangent = Claim(
     id="menon.tangent_vectors",
-    document="menon",
     title="Tangent vectors of M: the differential of the parametrisation z",
     label="(8.1)-(8.2), L8a",
     section="8.1",
@@ -440,7 +437,6 @@ def tangent_symbolic(p):
 # Lemma 2: the pullback metric z^# iota
 pullback = Claim(
     id="menon.pullback_metric",
-    document="menon",
     title="The pullback metric z^# iota is block diagonal with tridiagonal blocks h_a^{k,l}",
     label="Lemma 2",
     section="8.2",
@@ -603,7 +599,6 @@ def _thm14_basis(lam, Qs, sign=-1.0):
 
 basis = Claim(
     id="menon.orthonormal_basis",
-    document="menon",
     title="An explicit orthonormal basis (l, u) of (T_W M, iota)",
     label="Thm 14",
     section="8.3",
@@ -761,7 +756,6 @@ def _validate_zeros(p):
 
 submersion = Claim(
     id="menon.riemannian_submersion",
-    document="menon",
     title="g^N on M_r is induced from (M_r, iota) by the Riemannian submersion phi",
     label="Thm 13",
     section="6.4, 8.3",
@@ -859,7 +853,6 @@ def submersion_a(p):
 # C8: proof sketch of Thm 13 from Thm 14
 sketch = Claim(
     id="menon.submersion_proof_sketch",
-    document="menon",
     title="phi_* maps l, u^{k,l,0}, u^{k,l,N} onto a g^N-orthonormal eigenbasis of A; ker phi_* = span u^{k,l,p}",
     label="C8 (proof of Thm 13)",
     section="8.3",

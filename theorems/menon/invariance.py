@@ -39,7 +39,6 @@ def _validate(p):
 
 claim = Claim(
     id="menon.balanced_invariance",
-    document="menon",
     title="G-balanced varieties are invariant under the gradient flow of E∘φ",
     label="Thm 1(a)",
     section="4.2, 7.1",
@@ -51,7 +50,7 @@ claim = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width of every layer (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth (number of layers); N >= 2 so that there is a C_p", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initial layers and target", search=(0, 10_000)),
+        Param.seed("seed of the initial layers and target"),
         Param.float("T", 1.0, 0.0, 10.0, "time horizon", low_open=True),
         Param.float("h", 0.01, 0.0, 0.1, "step of the implicit midpoint rule", low_open=True),
         Param.choice("energy", "quadratic", list(ENERGIES),

@@ -125,7 +125,6 @@ def _paths_param(default, lo=50, hi=20_000):
 # G10.1  Langevin equation, Fokker-Planck, Gibbs measure
 gibbs = Claim(
     id="menon.langevin_gibbs",
-    document="menon",
     title="The Gibbs density is stationary for the Fokker-Planck equation of the Langevin SDE",
     label="G10.1",
     section="10.2",
@@ -137,7 +136,7 @@ gibbs = Claim(
     params=[
         Param.int("d", 2, 1, 6, "dimension", search=(1, 3)),
         Param.float("beta", 2.0, 0.05, 50.0, "inverse temperature", search=(0.2, 10.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the SPD matrix A and of the noise", search=(0, 10_000)),
+        Param.seed("seed of the SPD matrix A and of the noise"),
         _paths_param(1000),
         Param.float("dt", 1e-3, 1e-5, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 8.0, 0.5, 100.0, "time horizon (the transient e^{-2 a_min T} is in the tolerance)"),
@@ -232,7 +231,6 @@ def _gibbs_half_noise(p):
 # G10.2  Laplace-Beltrami operator and the Ito drift of Brownian motion in coordinates
 lb = Claim(
     id="menon.laplace_beltrami_drift",
-    document="menon",
     title="Brownian motion on (N, h) in coordinates: the Ito drift is beta^{-1} Laplace-Beltrami of x^i",
     label="G10.2",
     section="10.3",
@@ -245,7 +243,7 @@ lb = Claim(
     params=[
         Param.float("beta", 2.0, 0.1, 50.0, "inverse temperature", search=(0.5, 5.0)),
         Param.float("r0", 2.0, 0.5, 10.0, "initial radius (polar coordinates)", search=(1.5, 4.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the noise", search=(0, 10_000)),
+        Param.seed("seed of the noise"),
         _paths_param(4000),
         Param.float("dt", 1e-3, 1e-5, 0.02, "Euler-Maruyama step", low_open=True),
         Param.float("T", 2.0, 0.01, 10.0, "time horizon"),
@@ -352,7 +350,6 @@ def _lb_no_sqrtdet(p):
 # G11.1  Dyson Brownian motion: well-posedness for beta >= 1
 dyson = Claim(
     id="menon.dyson_well_posedness",
-    document="menon",
     title="Dyson Brownian motion (11.1) stays in the Weyl chamber when beta >= 1",
     label="G11.1",
     section="11.1",
@@ -364,7 +361,7 @@ dyson = Claim(
     params=[
         Param.int("d", 3, 2, 8, "number of particles", search=(2, 5)),
         Param.float("beta", 2.0, 0.05, 100.0, "inverse temperature (the claim needs beta >= 1)", search=(1.0, 8.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x_0 and of the noise", search=(0, 10_000)),
+        Param.seed("seed of x_0 and of the noise"),
         _paths_param(1000),
         Param.float("dt", 1e-3, 1e-5, 0.02, "Euler-Maruyama step", low_open=True),
         Param.float("T", 1.0, 0.01, 10.0, "time horizon"),
@@ -517,7 +514,6 @@ def _mean_curvature(x, U, real=False):
 
 thm15 = Claim(
     id="menon.dyson_tangential_normal",
-    document="menon",
     title="Dyson BM as eigenvalues of orbit-tangential plus damped normal noise on Her_d (Huang-Inauen-Menon)",
     label="Thm 15",
     section="11.1",
@@ -530,7 +526,7 @@ thm15 = Claim(
         Param.int("d", 3, 2, 6, "matrix size", search=(2, 4)),
         Param.float("beta", 2.0, 0.05, 1000.0, "inverse temperature of the normal noise (part (a))",
                     search=(1.0, 8.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x_0, of the frame U and of the noise", search=(0, 10_000)),
+        Param.seed("seed of x_0, of the frame U and of the noise"),
         _paths_param(200),
         Param.float("dt", 1e-3, 1e-5, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 0.5, 0.01, 5.0, "time horizon"),
@@ -667,7 +663,6 @@ def _thm15_reproduction(p):
 # R16  entropy of isospectral orbits
 entropy = Claim(
     id="menon.isospectral_entropy",
-    document="menon",
     title="log vol(O_x) = 2 log van(x) + C_d, and (11.1) is dx = (1/2) grad S dt + sqrt(2/beta) dW",
     label="Remark 16",
     section="11.1",
@@ -678,8 +673,7 @@ entropy = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 2, 7, "matrix size", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x, of the frame U and of the Lie-algebra basis",
-                  search=(0, 10_000)),
+        Param.seed("seed of x, of the frame U and of the Lie-algebra basis"),
         Param.float("h", 1e-4, 1e-7, 1e-2, "finite-difference step (relative to the smallest gap)"),
     ],
     notes="The volume element of O_x = U_d / T at any of its points is sqrt(pdet Gram) of the orbit map "
@@ -774,23 +768,19 @@ def _entropy_numeric(p):
 entropy.property(over=("d", "seed"), max_examples=10)
 
 
-@entropy.falsifier("real_symmetric_orbit", search=("seed",))
-def _entropy_real(p):
-    """O(d) orbits in Sym_d: pdet Gram = van^2, so S = log van and (1/2) grad S is half the drift of (11.1)."""
-    return _entropy_run(p, real=True)
-
-
-@entropy.falsifier("log_van", search=("seed",))
-def _entropy_logvan(p):
-    """S = log van(x) (half of (11.5)) on the Hermitian orbit: (1/2) grad S = (1/2) sum 1/(x_i - x_j)."""
-    return _entropy_run(p, S_scale=0.5)
+@entropy.falsifier({
+    "real_symmetric_orbit": "O(d) orbits in Sym_d: pdet Gram = van^2, so S = log van and (1/2) grad S is "
+                            "half the drift of (11.1).",
+    "log_van": "S = log van(x) (half of (11.5)) on the Hermitian orbit: (1/2) grad S = (1/2) sum 1/(x_i - x_j).",
+}, search=("seed",))
+def _(p, variant):
+    return _entropy_run(p, **{"real_symmetric_orbit": dict(real=True), "log_van": dict(S_scale=0.5)}[variant])
 
 
 # ===========================================================================
 # R17  anisotropic RLE with a loss; kappa = 0 is gradient descent of the free energy
 rle = Claim(
     id="menon.anisotropic_rle",
-    document="menon",
     title="Anisotropic RLE on Her_d projects to dx = -grad F_beta dt + sqrt(2 kappa/beta) dW",
     label="Remark 17",
     section="11.1",
@@ -803,7 +793,7 @@ rle = Claim(
         Param.int("d", 3, 2, 6, "matrix size", search=(2, 4)),
         Param.float("beta", 4.0, 0.1, 1000.0, "inverse temperature", search=(1.0, 10.0)),
         Param.float("kappa", 0.0, 0.0, 10.0, "anisotropy (weight of the normal noise)", search=(0.0, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x_0, U and the noise", search=(0, 10_000)),
+        Param.seed("seed of x_0, U and the noise"),
         _paths_param(200),
         Param.float("dt", 1e-3, 1e-5, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 0.5, 0.01, 5.0, "time horizon"),
@@ -888,7 +878,6 @@ def _rle_full_noise(p):
 # G11.2  the sphere: tangential noise moves spheres by -1/2 mean curvature
 sphere = Claim(
     id="menon.sphere_mean_curvature",
-    document="menon",
     title="dm = P_m dW moves |m| by r' = (d-1)/(2r): minus one half the mean curvature of the sphere",
     label="G11.2",
     section="11.2",
@@ -899,7 +888,7 @@ sphere = Claim(
     params=[
         Param.int("d", 5, 2, 12, "dimension", search=(2, 10)),
         Param.float("r0", 1.0, 0.1, 10.0, "initial radius", search=(0.3, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of m_0's direction and of the noise", search=(0, 10_000)),
+        Param.seed("seed of m_0's direction and of the noise"),
         _paths_param(200),
         Param.float("dt", 1e-3, 1e-6, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 1.0, 0.01, 10.0, "time horizon"),

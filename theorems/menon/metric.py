@@ -195,7 +195,6 @@ def _validate_zeros(p):
 
 end_to_end = Claim(
     id="menon.end_to_end_balanced",
-    document="menon",
     title="On the balanced manifold the end-to-end matrix obeys the closed equation (4.11)",
     label="Thm 2",
     section="4.2, 7.1.3",
@@ -207,7 +206,7 @@ end_to_end = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point and of E'", search=(0, 10_000)),
+        Param.seed("seed of the balanced point and of E'"),
         Param.int("zeros", 0, 0, 7, "number of zero singular values (a point of M_r, r = d - zeros)",
                   search=(0, 2)),
         Param.float("G", 0.0, 0.0, 1.0, "size of a perturbation of the layers off M_0 (|G| = O(G)); "
@@ -371,7 +370,6 @@ def _(p):
 # menon.partial_product_svd  (E3: (7.11) off by one)
 partial = Claim(
     id="menon.partial_product_svd",
-    document="menon",
     title="Partial products on the balanced manifold in SVD form (proof of Thm 2)",
     label="(7.11), E3",
     section="7.1.3",
@@ -385,7 +383,7 @@ partial = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point", search=(0, 10_000)),
+        Param.seed("seed of the balanced point"),
         Param.int("zeros", 0, 0, 7, "number of zero singular values", search=(0, 2)),
     ],
     validate=_validate_zeros,
@@ -508,7 +506,6 @@ def _W_Z(p, k=1):
 
 transpose = Claim(
     id="menon.a_operator_transpose",
-    document="menon",
     title="Transpose rule for A_{N,W}; A is Frobenius self-adjoint and positive definite, so (4.17) holds",
     label="A1, E4",
     section="4.3",
@@ -522,7 +519,7 @@ transpose = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when W is given)", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W (Gaussian) and Z", search=(0, 10_000)),
+        Param.seed("seed of W (Gaussian) and Z"),
         Param.int("zeros", 0, 0, 7, "zero singular values forced on the seeded W (drops invertibility)"),
         Param.matrix("W", None, "a square matrix of your own"),
         Param.matrix("Z", None, "the tangent vector Z (same shape as W)"),
@@ -693,7 +690,6 @@ def _energy_grad(W, Y):
 
 gradient = Claim(
     id="menon.riemannian_gradient",
-    document="menon",
     title="The Riemannian gradient of E for g^N is A_{N,W}(E'(W))",
     label="A2, E5",
     section="4.3",
@@ -707,7 +703,7 @@ gradient = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth (N = 1: A = I and both forms agree)", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W, Y and Z", search=(0, 10_000)),
+        Param.seed("seed of W, Y and Z"),
     ],
     notes="E(W) = 1/2|W-Y|^2 + 1/8|W-Y|^4 (not quadratic, so E' is not affine).  dE(W)(Z) is computed "
           "independently of E' by the complex-step derivative Im E(W + i h Z)/h, h = 1e-30 (exact to rounding). "
@@ -762,7 +758,6 @@ def _(p):
 # menon.riemannian_gradient_flow  (Thm 3)
 flow = Claim(
     id="menon.riemannian_gradient_flow",
-    document="menon",
     title="(4.11) is the Riemannian gradient flow of E on (M_r, g^N): dissipation and rank preservation",
     label="Thm 3",
     section="4.3",
@@ -774,7 +769,7 @@ flow = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point and E'", search=(0, 10_000)),
+        Param.seed("seed of the balanced point and E'"),
         Param.int("zeros", 0, 0, 7, "zero singular values (a point of M_r, r = d - zeros)", search=(0, 2)),
         Param.float("T", 0.0, 0.0, 5.0, "0: identities at the point; T > 0: integrate (4.11) for E = 1/2|W-Y|^2 "
                     "to time T and check that the rank stays r and E(T) - E(0) = -int |grad E|^2_{g^N} dt"),
@@ -910,7 +905,6 @@ def _validate_spectrum(p):
 
 spectrum = Claim(
     id="menon.a_operator_spectrum",
-    document="menon",
     title="A_{N,W} is diagonal in the SVD frame with eigenvalues (7.13)-(7.14); symmetric positive definite",
     label="Lemma 1",
     section="7.2",
@@ -922,7 +916,7 @@ spectrum = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when sigmas is given)", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W (Gaussian) or of its singular vectors", search=(0, 10_000)),
+        Param.seed("seed of W (Gaussian) or of its singular vectors"),
         Param.vector("sigmas", None, "singular values of your own (W = U diag(sigmas) V^T, Haar U, V)", low=0.0),
         Param.int("zeros", 0, 0, 7, "zero singular values forced on the seeded W"),
     ],
@@ -996,23 +990,22 @@ def _(p):
 spectrum.property(over=("d", "N", "seed"), max_examples=15)
 
 
-@spectrum.falsifier("inverse_eigenvalues", search=("seed",))
-def _(p):
-    """The eigenvalues of A^{-1} in place of those of A (the slip behind E8): refuted for N >= 2."""
-    return _spectrum_check(p, eig=lambda x, y, N: 1.0 / _mu(x, y, N))
-
-
-@spectrum.falsifier("exponent_1_over_N", search=("seed",))
-def _(p):
-    """2/N replaced by 1/N in (7.13): (sigma_k^2 - sigma_l^2)/(sigma_k^{1/N} - sigma_l^{1/N}) (diagonal: its
-    limit 2N sigma^{2-1/N}), which is mu_{2N}(sigma_k^2, sigma_l^2)."""
-    return _spectrum_check(p, eig=lambda x, y, N: _mu(x, y, 2 * N))
-
-
-@spectrum.falsifier("singular_W", fixed={"zeros": 2}, search=("seed",))
-def _(p):
-    """Positive definiteness without full rank: two zero singular values give a zero eigenvalue."""
-    return _spectrum_check(p, require_pd=True)
+@spectrum.falsifier({
+    "inverse_eigenvalues": "The eigenvalues of A^{-1} in place of those of A (the slip "
+                           "behind E8): refuted for N >= 2.",
+    "exponent_1_over_N": "2/N replaced by 1/N in (7.13): (sigma_k^2 - sigma_l^2)/(sigma_k^{1/N} - "
+                         "sigma_l^{1/N}) (diagonal: its limit 2N sigma^{2-1/N}), which is "
+                         "mu_{2N}(sigma_k^2, sigma_l^2).",
+    "singular_W": {"description": "Positive definiteness without full rank: two zero singular "
+                                  "values give a zero eigenvalue.",
+                   "fixed": {"zeros": 2}},
+}, search=("seed",))
+def _(p, variant):
+    return _spectrum_check(p, **{
+        "inverse_eigenvalues": dict(eig=lambda x, y, N: 1.0 / _mu(x, y, N)),
+        "exponent_1_over_N": dict(eig=lambda x, y, N: _mu(x, y, 2 * N)),
+        "singular_W": dict(require_pd=True),
+    }[variant])
 
 
 @spectrum.symbolic(timeout=60)
@@ -1036,7 +1029,6 @@ def _(p):
 # menon.metric_coordinates  (E8: (7.15))
 coords = Claim(
     id="menon.metric_coordinates",
-    document="menon",
     title="g^N in singular-value coordinates",
     label="(7.15), E8",
     section="7.2",
@@ -1050,7 +1042,7 @@ coords = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when sigmas is given)", search=(1, 4)),
         Param.int("N", 4, 1, 8, "depth (N = 1: both forms agree)", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W and Z", search=(0, 10_000)),
+        Param.seed("seed of W and Z"),
         Param.vector("sigmas", None, "singular values of your own (positive)", low=0.0),
     ],
     notes="Reference value Tr(Z^T A^{-1} Z) (4.16) by a linear solve with the matrix of A (no use of Lemma 1). "
@@ -1133,7 +1125,6 @@ def _validate_limit(p):
 
 limit = Claim(
     id="menon.infinite_depth_limit",
-    document="menon",
     title="(1/N) A_{N,W} -> A_{inf,W}, diagonal in the SVD frame with eigenvalues (14.8)-(14.9)",
     label="Lemma 3",
     section="14.3",
@@ -1146,7 +1137,7 @@ limit = Claim(
     params=[
         Param.int("d", 3, 1, 8, "width (ignored when sigmas is given)", search=(1, 4)),
         Param.int("N", 100, 1, 10**9, "depth of the comparison (1/N) A_N vs A_inf", search=(1, 10**6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W (Gaussian) or its singular vectors", search=(0, 10_000)),
+        Param.seed("seed of W (Gaussian) or its singular vectors"),
         Param.vector("sigmas", None, "positive singular values of your own", low=0.0),
         Param.int("nodes", 40, 4, 200, "Gauss-Legendre nodes for the integral (14.7)"),
     ],
@@ -1305,7 +1296,6 @@ def _validate_entropy(p):
 
 entropy = Claim(
     id="menon.infinite_depth_entropy",
-    document="menon",
     title="Infinite-depth entropy: the limit of differences of the Thm 10 entropies",
     label="(14.11), E16",
     section="14.3",
@@ -1318,7 +1308,7 @@ entropy = Claim(
     params=[
         Param.int("d", 3, 2, 8, "width (ignored when sigmas are given)", search=(2, 5)),
         Param.int("N", 10**6, 1, 10**12, "depth at which S_N(W) - S_N(W') is compared", search=(10**4, 10**9)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the two spectra", search=(0, 10_000)),
+        Param.seed("seed of the two spectra"),
         Param.vector("sigmas", None, "distinct positive singular values of W", low=0.0),
         Param.vector("sigmas2", None, "distinct positive singular values of W'", low=0.0),
     ],

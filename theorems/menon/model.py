@@ -109,7 +109,6 @@ def _cond(M) -> float:
 # M1  the caricature loss (2.1) for the DLN is E∘φ
 caricature = Claim(
     id="menon.caricature_loss",
-    document="menon",
     title="The quadratic data loss (2.1) of the DLN is E∘φ, with gradient (3.6) for E'(W) = 2/n (WX-Y)X^T",
     label="(2.1)-(2.2), Sec. 3.2",
     section="2, 3.2",
@@ -123,7 +122,7 @@ caricature = Claim(
         Param.int("d", 3, 1, 6, "width d = d_x = d_y of every layer", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 5)),
         Param.int("n", 5, 1, 50, "number of training pairs (X_k, Y_k)", search=(1, 8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of layers and data", search=(0, 10_000)),
+        Param.seed("seed of layers and data"),
     ],
     notes="Lines 91-97 define (2.1)-(2.2) for a general network f(x; W); line 148 (Sec. 3.2) identifies the DLN "
           "as f = f_N∘...∘f_1 with f_p(x) = W_p x (printed with 'n' for N, E18), so (2.1) becomes E∘φ with "
@@ -248,7 +247,6 @@ ENERGIES = {"quadratic": (0.0, False), "quartic": (0.5, False), "completion": (0
 
 gradient = Claim(
     id="menon.dln_gradient",
-    document="menon",
     title="Gradient of the lifted loss: ∇_{W_p} E(W_N⋯W_1) = (W_N⋯W_{p+1})^T E'(W) (W_{p-1}⋯W_1)^T",
     label="(3.6), (7.5)",
     section="3.1, 7.1.1",
@@ -260,7 +258,7 @@ gradient = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width of every layer (ignored when widths or rectangular is given)", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of layers and target", search=(0, 10_000)),
+        Param.seed("seed of layers and target"),
         Param.choice("energy", "quadratic", list(ENERGIES),
                      "E = 1/2|M∘(W-Y)|² (+ q/4|M∘(W-Y)|⁴): quadratic, quartic (q=1/2), completion (3.8) (random mask)"),
         Param.float("h", 1e-4, 0.0, 0.1, "finite-difference step", low_open=True),
@@ -398,7 +396,6 @@ def _m2_no_transposes(p):
 # M3  line 148: the fibre of φ (erratum E19)
 fibre = Claim(
     id="menon.fibre_dimension",
-    document="menon",
     title="Overparametrization: the representations of f = W form a manifold of dimension (N-1)d², not 'Nd² choices'",
     label="Sec. 3.2",
     section="3.2",
@@ -412,7 +409,7 @@ fibre = Claim(
     params=[
         Param.int("d", 3, 1, 5, "width", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers and the gauge", search=(0, 10_000)),
+        Param.seed("seed of the layers and the gauge"),
         Param.choice("point", "random", ["random", "zero"], "random layers (W invertible) or the zero tuple"),
     ],
     notes="Erratum E19 (imprecision): Nd^2 is the number of parameters, not the number (nor the dimension) of "
@@ -576,7 +573,6 @@ def _m3_zero(p):
 # M4  matrix completion (3.8) is degenerate
 completion = Claim(
     id="menon.matrix_completion_degenerate",
-    document="menon",
     title="Matrix completion (3.8) is degenerate: E is minimised (E = 0) exactly on the affine space S",
     label="(3.8), Sec. 3.2",
     section="3.2",
@@ -587,7 +583,7 @@ completion = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 8, "matrix size", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the mask S and values a_ij", search=(0, 10_000)),
+        Param.seed("seed of the mask S and values a_ij"),
         Param.float("density", 0.5, 0.0, 1.0, "probability that an entry is observed (S nonempty, S != all)",
                     search=(0.1, 0.9)),
         Param.float("spread", 100.0, 0.0, 1e6, "size of the unobserved entries of the test minimisers",
@@ -696,7 +692,6 @@ def _m4_full(p):
 # M5  E∘φ is not Morse (line 162)
 morse = Claim(
     id="menon.not_morse",
-    document="menon",
     title="E∘φ is not a Morse function: its Hessian at a minimiser has (N-1)d² zero eigenvalues",
     label="Sec. 3.2",
     section="3.2",
@@ -707,7 +702,7 @@ morse = Claim(
     params=[
         Param.int("d", 3, 1, 4, "width", search=(1, 3)),
         Param.int("N", 3, 1, 5, "depth; N >= 2 for overparametrization", search=(2, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the target Y and the factorisation", search=(0, 10_000)),
+        Param.seed("seed of the target Y and the factorisation"),
         Param.float("h", 1e-2, 0.0, 1.0, "finite-difference step of the Hessian", low_open=True),
     ],
     notes="Printed '\\phi\\circ E' is read E∘φ (E18). Instance: E = 1/2|W - Y|^2 with Y invertible and W any "
@@ -819,7 +814,6 @@ POINTS = ("random", "zero", "diag")
 
 thin = Claim(
     id="menon.thin_gradients",
-    document="menon",
     title="Thin gradients: the gradients of E∘φ at W span rank Dφ(W) ≤ d² dimensions (= d² when nondegenerate)",
     label="Remark 5",
     section="4.4",
@@ -833,7 +827,7 @@ thin = Claim(
     params=[
         Param.int("d", 3, 1, 5, "width", search=(1, 4)),
         Param.int("N", 4, 1, 6, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers and the energies", search=(0, 10_000)),
+        Param.seed("seed of the layers and the energies"),
         Param.choice("point", "random", POINTS,
                      "random layers, the zero tuple, or all W_p = diag(1, 0, ..., 0)"),
     ],
@@ -915,15 +909,13 @@ def _thin_stated(p):
                    message=f"at point={p.point}: the gradients span {v['rank']} dimensions, not d^2 = {v['d2']}")
 
 
-@thin.falsifier("stated", fixed={"point": "zero"})
-def _thin_stated_zero(p):
-    """Printed 'has d² dimensions' at W = 0 (N >= 2): the gradients span 0 dimensions."""
-    return _thin_stated(p)
-
-
-@thin.falsifier("stated_rank_deficient", fixed={"point": "diag", "d": 3, "N": 4})
-def _thin_stated_diag(p):
-    """Printed 'has d² dimensions' at W_p = diag(1,0,0) (d = 3, N = 4): rank 5 = 2d - 1, not 9."""
+@thin.falsifier({
+    "stated": "Printed 'has d² dimensions' at W = 0 (N >= 2): the gradients span 0 dimensions.",
+    "stated_rank_deficient": {"description": "Printed 'has d² dimensions' at W_p = diag(1,0,0) (d = 3, "
+                                             "N = 4): rank 5 = 2d - 1, not 9.",
+                              "fixed": {"point": "diag", "d": 3, "N": 4}},
+}, fixed={"point": "zero"})
+def _(p, variant):
     return _thin_stated(p)
 
 
@@ -940,7 +932,6 @@ def _thin_reproduction(p):
 # R6  Remark 6: the parameter count
 count = Claim(
     id="menon.parameter_count",
-    document="menon",
     title="Group orbits: (N-1)d² free parameters, (N-1)d(d+1)/2 fixed by G, the rest an orbit of dimension (N-1)dim St_{r,d}",
     label="Remark 6",
     section="4.4",
@@ -952,7 +943,7 @@ count = Claim(
     params=[
         Param.int("d", 3, 1, 5, "width", search=(1, 4)),
         Param.int("N", 4, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the balanced point", search=(0, 10_000)),
+        Param.seed("seed of the balanced point"),
         Param.int("rank", -1, -1, 5, "rank r of W (-1: full rank d)"),
     ],
     validate=_validate_rank,
@@ -1081,7 +1072,6 @@ def _count_reproduction(p):
 # R7  Remark 7: (4.23) and the N = 2 identity
 norm = Claim(
     id="menon.norm_identity",
-    document="menon",
     title="Remark 7: |W_{p+1}|² = |W_p|² - Tr G_p (4.23), and |W_2W_1|² = Tr K² - Tr GK for N = 2",
     label="Remark 7",
     section="4.4",
@@ -1094,7 +1084,7 @@ norm = Claim(
         Param.int("d", 3, 1, 8, "width", search=(1, 5)),
         Param.int("N", 3, 2, 8, "depth (the product identity is checked when N = 2, on (W_2, W_1) otherwise)",
                   search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the layers", search=(0, 10_000)),
+        Param.seed("seed of the layers"),
     ],
     notes="Convention (4.2): G_p = W_pW_p^T - W_{p+1}^TW_{p+1} (= -C_p; E1). (4.23) holds for every W with that "
           "convention; the N = 2 identity (catalogue §2.2 R7) gives |K|^2 - |G||K| <= |W|^2, the only part of the "
@@ -1174,7 +1164,6 @@ def _norm_flipped(p):
 # K3  (14.3)-(14.4): a rank-one variety in the zero set of (14.1)
 rankone = Claim(
     id="menon.rank_one_zero_set",
-    document="menon",
     title="The matrices [[1, a], [1/a, 1]] are rank one and minimise the completion energy (14.1)",
     label="(14.3)-(14.4), Fig. 9.5",
     section="14.1",

@@ -124,7 +124,6 @@ def _validate_polar(p):
 
 polar_svd = Claim(
     id="menon.polar_svd",
-    document="menon",
     title="Polar factorisation and its relation to the SVD",
     label="(5.1)-(5.4)",
     section="5.1",
@@ -135,7 +134,7 @@ polar_svd = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 8, "size of W", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random W", search=(0, 10_000)),
+        Param.seed("seed of the random W"),
         Param.int("rank", None, 0, 8, "rank of the random W (null: full rank)", search=(0, 5)),
         Param.matrix("W", None, "a square matrix of your own (overrides d, seed, rank)"),
     ],
@@ -321,7 +320,6 @@ def _g_scale_param():
 
 polar_parametrisation = Claim(
     id="menon.polar_parametrisation",
-    document="menon",
     title="Right-to-left polar parametrisation r of M_G (negative definite G_p)",
     label="(5.5)-(5.9)",
     section="5.2",
@@ -336,7 +334,7 @@ polar_parametrisation = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_1, Q_p and G_p", search=(0, 10_000)),
+        Param.seed("seed of W_1, Q_p and G_p"),
         _g_scale_param(),
     ],
     notes="Erratum E6 (line 374): printed P_1 = W_1^T W_1 is P_1^2.  The construction (5.7)-(5.8) itself "
@@ -422,7 +420,6 @@ def _lr_outcome(p, sign=+1.0):
 
 left_to_right = Claim(
     id="menon.left_to_right_parametrisation",
-    document="menon",
     title="Left-to-right polar parametrisation of M_G (positive definite G_p)",
     label="(5.11)-(5.12)",
     section="5.2",
@@ -434,7 +431,7 @@ left_to_right = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_N, U_p and G_p", search=(0, 10_000)),
+        Param.seed("seed of W_N, U_p and G_p"),
         _g_scale_param(),
     ],
     notes="Holds with the sign of (4.2) when P_{p+1}^2 + G_p is psd; G_p positive definite makes every "
@@ -466,7 +463,6 @@ def _(p):
 # P3: scalar conic sections (5.10)
 scalar_conics = Claim(
     id="menon.scalar_conics",
-    document="menon",
     title="d = 1: the G-balanced varieties are hyperbolas and gradient-flow trajectories stay on them",
     label="(5.10), Fig. 9.1",
     section="5.2, 9",
@@ -477,7 +473,7 @@ scalar_conics = Claim(
     status="holds",
     params=[
         Param.int("N", 2, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of w(0) and the target y", search=(0, 10_000)),
+        Param.seed("seed of w(0) and the target y"),
         Param.float("T", 5.0, 0.0, 20.0, "time horizon", low_open=True),
         Param.float("eta", 0.1, 0.0, 0.5, "GD step (falsifier finite_step_gd)", low_open=True),
     ],
@@ -697,7 +693,6 @@ def _svd_instance(p):
 
 svd_parametrisation = Claim(
     id="menon.svd_parametrisation",
-    document="menon",
     title="SVD parametrisation z of the balanced manifold M; W = Q_N Sigma Q_0^T",
     label="(5.13)-(5.17)",
     section="5.3",
@@ -709,7 +704,7 @@ svd_parametrisation = Claim(
     params=[
         Param.int("d", 3, 1, 6, "width", search=(1, 4)),
         Param.int("N", 3, 1, 8, "depth", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and Q_N..Q_0", search=(0, 10_000)),
+        Param.seed("seed of Lambda and Q_N..Q_0"),
         Param.float("min_gap", 0.05, 0.0, 1.0, "smallest gap between the drawn lambda_i", low_open=True),
         Param.vector("lam", None, "Lambda of your own (d positive entries)"),
     ],
@@ -901,7 +896,6 @@ def _rank_parts(p, printed=False):
 
 rank_deficient_svd = Claim(
     id="menon.rank_deficient_svd",
-    document="menon",
     title="Rank-deficient SVD parametrisation z_r of M_r",
     label="(5.18)-(5.20)",
     section="5.4",
@@ -916,7 +910,7 @@ rank_deficient_svd = Claim(
         Param.int("d", 3, 2, 6, "width", search=(2, 5)),
         Param.int("r", 2, 1, 6, "rank (1 <= r <= d)", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and the frames", search=(0, 10_000)),
+        Param.seed("seed of Lambda and the frames"),
     ],
     validate=_validate_rank,
     notes="Erratum E7 (line 422): with the decreasing order (5.18) rank r means the last d - r singular "

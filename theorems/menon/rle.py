@@ -60,7 +60,6 @@ def _pred_grad_S(lam, Qs, N, factor=1.0):
 # 1. principle (2): grad(S o phi) is (minus) the mean curvature of the fibre
 mean_curv = Claim(
     id="menon.mean_curvature_principle",
-    document="menon",
     title="The gradient of S∘φ is minus the mean curvature of the fibre (principle (2), sign corrected)",
     label="G12.1 principle (2)",
     section="12.1",
@@ -76,7 +75,7 @@ mean_curv = Claim(
                      "hermitian: isospectral orbit {U X U^*} in Sym_d / Her_d with S = c log van(x), c = 1 / 2"),
         Param.int("d", 3, 2, 5, "width / matrix size", search=(2, 4)),
         Param.int("N", 3, 2, 6, "depth (orbit=dln only)", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda, Q_p (or of the spectrum x)", search=(0, 10_000)),
+        Param.seed("seed of Lambda, Q_p (or of the spectrum x)"),
     ],
     notes="Erratum E17 (sign convention). By the first variation of volume, d/dt log vol(O) along a normal "
           "field X is -<H, X>, so grad(S∘phi) = -H with H the (inward, for spheres) trace of the second "
@@ -212,7 +211,6 @@ def _(p):
 # 2. principle (3): BM upstairs does NOT project to BM downstairs unless fibres are minimal
 bm_proj = Claim(
     id="menon.bm_projection_principle",
-    document="menon",
     title="Brownian motion on (M, g) projects to a diffusion with generator β⁻¹(Δ_h + <∇S, ∇·>), not to BM",
     label="G12.1 principle (3)",
     section="12.1",
@@ -229,7 +227,7 @@ bm_proj = Claim(
         Param.float("beta", 2.0, 0.1, 100.0, "inverse temperature"),
         Param.float("T", 1.0, 0.0, 10.0, "time", low_open=True),
         Param.int("paths", 4000, 100, 10**6, "Monte-Carlo samples"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Erratum E13. For f on the quotient, Delta_g(f∘phi) = (Delta_h f + <grad S, grad f>)∘phi (the vertical "
           "trace of the Hessian is -<H, grad f> = <grad S, grad f> by principle (2)). Counterexamples: |x| of BM "
@@ -323,7 +321,6 @@ def _(p):
 # 3. RLE generator: sphere with kappa = 0, E = 0
 rle_gen = Claim(
     id="menon.rle_generator",
-    document="menon",
     title="RLE with κ=0: tangential noise upstairs gives deterministic gradient flow of -β⁻¹S downstairs",
     label="G12.1b",
     section="12.1",
@@ -339,7 +336,7 @@ rle_gen = Claim(
         Param.float("T", 1.0, 0.0, 10.0, "time", low_open=True),
         Param.float("dt", 1e-3, 1e-5, 1e-1, "Euler-Maruyama step"),
         Param.int("paths", 200, 10, 10**5, "paths"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Instance of (12.6)-(12.7): M = R^d, G = SO(d), X = [0, inf) with h = dr^2, S = (d-1) log r, E = 0. "
           "The upstairs SDE dm = sqrt(2/beta) P_m dW (BM at inverse temperature beta, projected on T O) has "
@@ -431,7 +428,6 @@ def _(p):
 # 4. Theorem 18: Brownian motion on (M_d, g^N)
 thm18 = Claim(
     id="menon.dln_brownian_motion",
-    document="menon",
     title="Brownian motion on (M_d, g^N): Laplace-Beltrami drift (1/β) Q_N Σ'' Q_0^T, noise √eig(A) conjugated",
     label="Thm 18",
     section="12.2",
@@ -445,7 +441,7 @@ thm18 = Claim(
     params=[
         Param.int("d", 3, 1, 4, "width", search=(1, 4)),
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of Lambda and Q_N, Q_0", search=(0, 10_000)),
+        Param.seed("seed of Lambda and Q_N, Q_0"),
         Param.float("h", 1e-4, 1e-7, 1e-2, "finite-difference step (relative to |W|)"),
     ],
     notes="Erratum E14 (presentation): the drift (12.9) is correct (no interaction terms), but the noise matrix of "
@@ -526,16 +522,15 @@ def _(p):
 thm18.property(over=("d", "N", "seed"), max_examples=10)
 
 
-@thm18.falsifier("stated", search=("seed",), fixed={"d": 2})
-def _(p):
-    """Printed (12.10): noise matrix in the SVD frame (no Q_N(.)Q_0^T): its covariance is not A (d >= 2)."""
-    return _thm18_outcome(p, conjugate=False)
-
-
-@thm18.falsifier("inverse_metric", search=("seed",))
-def _(p):
-    """Use A^{-1} (the metric g^N itself) as the diffusion matrix: the drift is no longer (N-1) lam^{N-2}."""
-    return _thm18_outcome(p, inverse=True)
+@thm18.falsifier({
+    "stated": {"description": "Printed (12.10): noise matrix in the SVD frame (no Q_N(.)Q_0^T): its "
+                              "covariance is not A (d >= 2).",
+               "fixed": {"d": 2}},
+    "inverse_metric": "Use A^{-1} (the metric g^N itself) as the diffusion matrix: the drift is "
+                      "no longer (N-1) lam^{N-2}.",
+}, search=("seed",))
+def _(p, variant):
+    return _thm18_outcome(p, **{"stated": dict(conjugate=False), "inverse_metric": dict(inverse=True)}[variant])
 
 
 @thm18.symbolic(timeout=60)
@@ -580,7 +575,6 @@ def _(p):
 # 5. the entropy gradient (12.8), (12.13)
 ent_grad = Claim(
     id="menon.entropy_gradient",
-    document="menon",
     title="grad_{g^N} S = A_{N,W}(∇_F S) = Q_N Σ' Q_0^T with Σ' of (12.8)",
     label="G18",
     section="12.2",
@@ -593,7 +587,7 @@ ent_grad = Claim(
     params=[
         Param.int("d", 3, 2, 5, "width", search=(2, 4)),
         Param.int("N", 4, 2, 8, "depth", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("h", 1e-5, 1e-8, 1e-2, "finite-difference step (relative to |W|)"),
     ],
     notes="S is the entropy of Thm 10 (line 976 says 'Theorem 14': typo, E18). grad_{g^N} S = A(∇_F S) since "
@@ -670,7 +664,6 @@ def _(p):
 # 6. bounded repulsion (derived)
 bounded = Claim(
     id="menon.bounded_repulsion",
-    document="menon",
     title="The 'Coulombic repulsion' of Σ' is bounded: its pair term tends to (N-1)/2 λ_k^{N-2} at coincidence",
     label="G18-note",
     section="12.2",
@@ -753,7 +746,6 @@ def _(p):
 # 7. effective-rank jumps (empirical, cited)
 Claim(
     id="menon.effective_rank_jumps",
-    document="menon",
     title="Effective rank of W(t) in matrix completion drops through sudden jumps (numerics of [14])",
     label="D13.3",
     section="13.3",
@@ -775,7 +767,6 @@ Claim(
 # 8. random initial conditions are unbalanced
 unbal = Claim(
     id="menon.random_init_unbalanced",
-    document="menon",
     title="A random initial condition lies on the balanced manifold with probability zero",
     label="D13.4",
     section="13.4",
@@ -787,7 +778,7 @@ unbal = Claim(
         Param.int("N", 3, 2, 6, "depth", search=(2, 5)),
         Param.int("samples", 500, 10, 100_000, "number of Gaussian draws"),
         Param.float("delta", 1e-8, 1e-14, 1e-2, "threshold on max_p |C_p|_F / |W|^2 for 'on M'"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     notes="Proof: W -> (C_p)_p is a polynomial submersion at generic points (its Jacobian has full rank "
           "(N-1)d(d+1)/2, the codimension of M_0), so M_0 is a proper algebraic subset of M_d^N, of Lebesgue "
@@ -864,7 +855,6 @@ def _(p):
 # 9. Section 14.1: d = 2 matrix completion
 mc = Claim(
     id="menon.matrix_completion_clustering",
-    document="menon",
     title="d=2 matrix completion: end-to-end flow from small random inits reaches rank-one limits near [[1,±1],[±1,1]]",
     label="OP14.1",
     section="14.1",
@@ -882,7 +872,7 @@ mc = Claim(
         Param.float("scale", 0.01, 1e-4, 2.0, "standard deviation of the Gaussian entries of W_0"),
         Param.float("T", 1000.0, 1.0, 1e5, "integration time"),
         Param.float("radius", 0.1, 1e-3, 1.0, "clustering radius (Frobenius distance to the target set)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initial conditions", search=(0, 10_000)),
+        Param.seed("seed of the initial conditions"),
     ],
     notes="Erratum E15 (typo / incomplete): the flow (14.5) commutes with W -> DWD, D = diag(1,-1) (E(DWD) = E(W), "
           "E'(DWD) = D E'(W) D, A_{N,DWD}(DZD) = D A_{N,W}(Z) D), and the Gaussian law of W_0 is invariant, so "

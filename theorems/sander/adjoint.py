@@ -100,7 +100,7 @@ def _common_params(N_default=64, N_search=(4, 512)):
     return [
         Param.int("N", N_default, 1, 20_000, "depth", search=N_search),
         Param.int("d", 4, 1, 8, "state dimension", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the weights, x0 and target", search=(0, 10_000)),
+        Param.seed("seed of the weights, x0 and target"),
         Param.choice("family", "smooth", FAMILIES, "smooth-in-depth weights or bounded i.i.d. weights"),
     ]
 
@@ -109,7 +109,6 @@ def _common_params(N_default=64, N_search=(4, 512)):
 # A1, A2: Prop 2.9
 recon = Claim(
     id="sander.adjoint_reconstruction_euler",
-    document="sander",
     title="Reversing a ResNet by backward Euler recovers the activations to O(1/N), smooth or not",
     label="Prop 2.9",
     section="2.4, App 2.A.6",
@@ -184,7 +183,6 @@ def _validate_rate_N(p):
 
 grad = Claim(
     id="sander.adjoint_gradient_euler",
-    document="sander",
     title="Memory-free backprop through the Euler reversal has gradient error O(1/N^2)",
     label="Prop 2.10",
     section="2.4, App 2.A.7",
@@ -256,7 +254,6 @@ SLOPE_TOL = 0.1   # pre-asymptotic curvature allowance over N = 64..512 (catalog
 
 euler_rates = Claim(
     id="sander.adjoint_euler_rates",
-    document="sander",
     title="Measured rates of the Euler adjoint: activations 1/N, gradients 1/N^2, for smooth and i.i.d. weights",
     label="Props 2.9-2.10 (rates)",
     section="2.4",
@@ -266,7 +263,7 @@ euler_rates = Claim(
               r"\ \text{(smooth and non-smooth weights)}",
     status="holds",
     params=[Param.int("d", 4, 1, 8, "state dimension"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "smooth", FAMILIES, "weight family")],
     notes="Least-squares slopes of log error against log N over N = 64, 128, 256, 512 (iid: geometric mean of "
           f"{N_SEEDS_IID} draws per N); certified when |slope - claimed| <= 0.1 + 3 standard errors. Catalogue "
@@ -305,7 +302,6 @@ def _(p):
 # measured rates, Heun (A5, A7 rates; A8 message)
 heun_rates = Claim(
     id="sander.adjoint_heun_rates",
-    document="sander",
     title="Heun adjoint: rates O(Delta/N + 1/N^2) and O(Delta/N^2 + 1/N^3); measured 1/N^3 and 1/N^4 with smooth weights",
     label="Props 2.11-2.12 (rates)",
     section="2.4",
@@ -315,7 +311,7 @@ heun_rates = Claim(
               r"\|\tilde\nabla_{\theta_n}L-\nabla_{\theta_n}L\|=O(\tfrac{\Delta_\theta^N}{N^2}+\tfrac1{N^3})",
     status="holds",
     params=[Param.int("d", 4, 1, 8, "state dimension"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "smooth", FAMILIES, "weight family (smooth: Delta = O(1/N^2); iid: Delta = O(1))")],
     notes="Smooth weights (Delta = O(1/N^2)): the thesis predicts slopes <= -2 (activations) and <= -3 (gradients); "
           "measured -3 and -4 (catalogue A5/A7: a Heun step and its reversal have local defect O(h^4) when "
@@ -398,7 +394,6 @@ def _scalar_heun_error(N, eps, x0, case):
 
 heun_const = Claim(
     id="sander.heun_reconstruction_constant",
-    document="sander",
     title="Heun reversal error <= (e^{L'_f}-1) C'_f Delta/(L'_f N): the constant C'_f must be L'_theta L_theta/4",
     label="Prop 2.11",
     section="2.4, App 2.A.8",
@@ -472,7 +467,6 @@ def _(p):
 # A6: Lemma 2.14
 lemma214 = Claim(
     id="sander.heun_lemma_2_14",
-    document="sander",
     title="One Heun step followed by its reversal: defect (1/4N)(J_{n+1}-J_n)[f_{n+1}-f_n] + O(1/N^2)",
     label="Lemma 2.14",
     section="App 2.A.8",
@@ -482,7 +476,7 @@ lemma214 = Claim(
     status="holds",
     params=[Param.int("N", 100, 2, 10**5, "depth (the check also runs 10N)", search=(10, 1000)),
             Param.int("d", 3, 1, 8, "dimension", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of W_n, W_{n+1}, b's and x", search=(0, 10_000))],
+            Param.seed("seed of W_n, W_{n+1}, b's and x")],
     notes="Typo (E17): 'x in R' should be x in R^d; checked for vectors with f_n = tanh(W_n x + b_n). Numeric: the "
           "remainder r(N) = |lhs - lead| satisfies (10N)^2 r(10N) <= 1.5 N^2 r(N) (bounded N^2 r), plus rounding "
           "8 d eps |f| (10N)^2.",
@@ -569,7 +563,6 @@ def _(p):
 # A7, E4, E5: HeunNet parameter gradient (proof of Prop 2.12)
 heun_grad = Claim(
     id="sander.heun_gradient_formula",
-    document="sander",
     title="HeunNet parameter gradient: the proof's formulas of Prop 2.12 have index errors",
     label="Prop 2.12 (proof)",
     section="App 2.A.9",
@@ -582,7 +575,7 @@ heun_grad = Claim(
     status="erratum",
     params=[Param.int("N", 6, 1, 64, "depth", search=(2, 12)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "iid", FAMILIES, "weight family")],
     notes="E4 (proof only; the rate of Prop 2.12 is measured in sander.adjoint_heun_rates). E5 (l.1458): "
           "nabla_{x_n} L = (I + d_x phi_n(x_n)/N)^T nabla_{x_{n+1}} L, Jacobian at x_n, not x_{n+1} (the kernel "
@@ -680,7 +673,6 @@ def _resnet152_counts():
 
 memory = Claim(
     id="sander.resnet152_memory",
-    document="sander",
     title="ResNet-152, batch 128: about 22 GiB of activations against 220 MiB of parameters",
     label="Sec 2.2 'Memory bottleneck'",
     section="2.2",
@@ -712,7 +704,6 @@ def _(p):
 # X2.1-X2.4, X2.8: GPU experiments, registered only
 experiments = Claim(
     id="sander.resnet_ode_experiments",
-    document="sander",
     title="CIFAR-10/ImageNet experiments: 1/N scaling is harmless, tied-weight pretraining + adjoint fine-tuning works",
     label="Tables 2.1-2.2, Fig 2.3(a,b)",
     section="2.5, App 2.B-2.C",
@@ -735,7 +726,6 @@ experiments = Claim(
 # X2.6 (Fig 2.4) CPU analogue, catalogue R5
 train = Claim(
     id="sander.adjoint_training_cpu",
-    document="sander",
     title="Training with memory-free gradients: Euler adjoint hurts at small depth only; Heun adjoint is close to exact",
     label="Fig 2.4",
     section="2.5",

@@ -180,7 +180,6 @@ def _validate_euler(p):
 
 claim = Claim(
     id="sander.euler_error_bound",
-    document="sander",
     title="A ResNet is the Euler scheme of any interpolating neural ODE: error <= (e^L-1) C_N/(2NL)",
     label="Prop 2.2",
     section="2.3.1, App 2.A.1",
@@ -193,7 +192,7 @@ claim = Claim(
     params=[
         Param.int("N", 64, 1, 100_000, "depth (Euler step 1/N)", search=(8, 512)),
         Param.int("d", 3, 1, 8, "state dimension", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the field and x0", search=(0, 10_000)),
+        Param.seed("seed of the field and x0"),
         Param.choice("family", "smooth", FAMILIES,
                      "smooth: tanh(W(s)x+b(s)), trig/poly W(s); affine: phi=as+b (tightness, l.805); "
                      "steps: f(x,theta_n)=n v, residual interpolation (C2.6a); alternating: theta_n=(-1)^n, "
@@ -264,16 +263,17 @@ def _(p):
         message="number of identities that did not reduce to 0")
 
 
-@claim.falsifier("halved_constant", fixed={"family": "affine", "N": 37})
-def _(p):
-    """The bound with 4NL instead of 2NL: violated by a factor 2 on the tightness example."""
-    return _outcome(p, _case(p), factor=4.0, label="halved constant")
-
-
-@claim.falsifier("C_N_without_ds_phi", fixed={"family": "steps", "N": 50})
-def _(p):
-    """C_N := ||d_x phi[phi]|| (no d_s phi): 0 for f(x, theta_n) = n v, while the error is |v|/2."""
-    return _outcome(p, _case(p), drop_ds=True, label="C_N without d_s phi")
+@claim.falsifier({
+    "halved_constant": "The bound with 4NL instead of 2NL: violated by a factor 2 on the tightness example.",
+    "C_N_without_ds_phi": {"description": "C_N := ||d_x phi[phi]|| (no d_s phi): 0 for f(x, theta_n) = n v, "
+                                          "while the error is |v|/2.",
+                           "fixed": {"family": "steps", "N": 50}},
+}, fixed={"family": "affine", "N": 37})
+def _(p, variant):
+    return _outcome(p, _case(p), **{
+        "halved_constant": dict(factor=4.0, label="halved constant"),
+        "C_N_without_ds_phi": dict(drop_ds=True, label="C_N without d_s phi"),
+    }[variant])
 
 
 def _shrink(p):
@@ -285,15 +285,13 @@ def _shrink(p):
                    message=f"gap ||x_N - x(1)||: {g1:.12g} at N={p.N}, {g4:.12g} at N={4 * p.N}")
 
 
-@claim.falsifier("gap_shrinks_steps", fixed={"family": "steps", "N": 25})
-def _(p):
-    """C2.6(a): f(x, theta_n) = n v with the residual interpolation: gap |v|/2 for every N."""
-    return _shrink(p)
-
-
-@claim.falsifier("gap_shrinks_alternating", fixed={"family": "alternating", "N": 25})
-def _(p):
-    """C2.6(b): theta_n = (-1)^n, f = theta^2 v, weight interpolation: gap (2/3)|v| for every N."""
+@claim.falsifier({
+    "gap_shrinks_steps": "C2.6(a): f(x, theta_n) = n v with the residual interpolation: gap |v|/2 for every N.",
+    "gap_shrinks_alternating": {"description": "C2.6(b): theta_n = (-1)^n, f = theta^2 v, weight interpolation: "
+                                               "gap (2/3)|v| for every N.",
+                                "fixed": {"family": "alternating", "N": 25}},
+}, fixed={"family": "steps", "N": 25})
+def _(p, variant):
     return _shrink(p)
 
 
@@ -355,7 +353,6 @@ def _fit_slope(Ns, errs):
 # C2.2: backprop (2.3) is the Euler discretisation of the adjoint (2.4)
 backprop = Claim(
     id="sander.backprop_euler_adjoint",
-    document="sander",
     title="Backpropagation through a scaled ResNet is the Euler scheme of the adjoint ODE",
     label="(2.3)-(2.4)",
     section="2.2",
@@ -366,7 +363,7 @@ backprop = Claim(
     status="holds",
     params=[Param.int("N", 6, 1, 64, "depth", search=(1, 12)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.choice("family", "iid", ("iid", "smooth"), "weight family")],
     notes="Numeric: the kernel solvers.resnet_ode.euler_backward (which is (2.3) for f = tanh(Wx+b)) against central "
           "finite differences (solvers.fd, Richardson error estimate x10) for the gradients in W_n, b_n and x_0. "
@@ -441,7 +438,6 @@ def _(p):
 # C2.6: the two non-smooth counterexamples (and a nonlinear one)
 gap = Claim(
     id="sander.euler_nonsmooth_gap",
-    document="sander",
     title="Without smoothness in depth a ResNet stays at distance O(1) from its interpolating neural ODE",
     label="Prop 2.2, Implication",
     section="2.3.1",
@@ -563,7 +559,6 @@ def _(p):
 # C2.7: i.i.d. weights -- random cancellation
 iid = Claim(
     id="sander.euler_iid_cancellation",
-    document="sander",
     title="'C_N/N = O(1)' is a bound: with i.i.d. weights the ResNet-ODE gap still decays (random cancellation)",
     label="Prop 2.2, Implication (nuance)",
     section="2.3.1",
@@ -627,7 +622,6 @@ def _(p):
 # C2.3 / E19: Definition 2.1 asks for smoothness the examples do not have
 interp = Claim(
     id="sander.smooth_interpolation_definition",
-    document="sander",
     title="Def 2.1: the residual and weight interpolations are only Lipschitz in s; Prop 2.2 holds with an ess-sup",
     label="Def 2.1, Prop 2.2",
     section="2.3.1",

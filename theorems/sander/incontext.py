@@ -27,7 +27,6 @@ from solvers.fd import gradient_with_error
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
-DOC = "sander"
 
 
 def _torus(d, N):
@@ -57,7 +56,6 @@ def _corrected_68(C, p, T):
 
 quad = Claim(
     id="sander.incontext_quadratic_loss",
-    document=DOC,
     title="The plain-token loss is a quadratic form in (C, p) -- with the p_{T-1}^2 |C|_F^2 term counted once",
     label="Prop 6.8",
     section="6.5.1",
@@ -70,7 +68,7 @@ quad = Claim(
     params=[
         Param.int("d", 3, 1, 4, "dimension", search=(1, 4)),
         Param.int("T", 5, 2, 7, "sequence length T (p = P_{T-1,.} in R^T)", search=(2, 7)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C and p (entries uniform in [-2, 2])", search=(0, 10_000)),
+        Param.seed("seed of C and p (entries uniform in [-2, 2])"),
     ],
     notes="E6.2: at t = t' = T-1 the proof (l.4545) adds the j = k term in both sums. Exact expectation by quadrature on "
           "the N-th roots of unity, N = 2T (exponents lie in [2-T, T]). Unaffected: the reductions at p = e_T "
@@ -139,7 +137,6 @@ def _(p):
 # Prop 6.7
 zero = Claim(
     id="sander.incontext_unitary_zero_loss",
-    document=DOC,
     title="Unitary contexts: zero loss iff P_{T-1} = p_T e_T, C diagonal with p_T C_ii = 1 (so H >= d heads)",
     label="Prop 6.7",
     section="6.5.1",
@@ -152,7 +149,7 @@ zero = Claim(
         Param.int("d", 3, 1, 4, "dimension", search=(1, 4)),
         Param.int("T", 5, 2, 7, "sequence length", search=(2, 7)),
         Param.float("c", 2.0, 0.1, 10.0, "C = c I, p_T = 1/c", search=(0.2, 5.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the perturbation direction", search=(0, 10_000)),
+        Param.seed("seed of the perturbation direction"),
     ],
     notes="Exact quadrature. Certified: the loss is 0 on the family, and it is strictly positive (above the "
           "rounding bound) after a 1e-3 perturbation of an off-diagonal C entry or of p_{T-1}; by Prop 6.8 the loss "
@@ -215,7 +212,6 @@ def _block_C(delta, b, scale=1.0):
 
 orth = Claim(
     id="sander.incontext_orthogonal_zero_loss",
-    document=DOC,
     title="Orthogonal contexts: zero loss for p = (.., q, 1), C = diag(J_b), b = -q/(1+q); rank delta iff q = -1/2",
     label="Lemma 6.10, Prop 6.11",
     section="6.5.2",
@@ -316,7 +312,6 @@ def _pe_H_formula(T, mu):
 
 pe = Claim(
     id="sander.incontext_pe_conditioning",
-    document=DOC,
     title="PE-only attention: the loss (6.7) has quadratic-form matrix sinc(4 pi (t'-t)/mu), ill-conditioned as mu grows",
     label="Prop 6.12",
     section="6.5.3",
@@ -448,7 +443,6 @@ def _gd_mismatch(d, T, s0, seed, eta=0.3):
 
 gd = Claim(
     id="sander.incontext_gd_step",
-    document=DOC,
     title="Augmented linear Transformer: the optimum is one GD step with eta* = sum T / sum (T^2 + (d-1)T) -- only "
           "for s_0 = W^-1 s_1, and then the step is on a loss that includes t = 0",
     label="Props 6.4, 6.5 (6.14), Lemma 6.13",
@@ -466,7 +460,7 @@ gd = Claim(
         Param.int("d", 2, 1, 3, "dimension", search=(1, 3)),
         Param.int("Tmax", 5, 2, 6, "T_max", search=(2, 6)),
         Param.choice("s0", "inverse", ["inverse", "zero"], "convention for s_0 (E6.1): W^-1 s_1 or 0"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the phases of the GD-identity check and of eta", search=(0, 10_000)),
+        Param.seed("seed of the phases of the GD-identity check and of eta"),
     ],
     notes="E6.1 / ambiguity A1. Exact loss of (6.4) by roots-of-unity quadrature (N = 3 T_max + 4). Checked for the "
           "chosen s_0: the closed-form loss d sum_T (eta^2 K_T - 2 eta m_T + 1) along the structured line, the gradient "
@@ -576,7 +570,6 @@ def _(p):
 # Remark 1 realification
 real = Claim(
     id="sander.incontext_realification",
-    document=DOC,
     title="Realification of a unitary matrix is a rotation with spectrum Sp(W_U) and its conjugate",
     label="Remark 1",
     section="6.3",
@@ -587,7 +580,7 @@ real = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 12, "dimension", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the Haar unitary", search=(0, 10_000)),
+        Param.seed("seed of the Haar unitary"),
     ],
     notes="Haar unitary by QR with phase correction. Spectrum matched by an assignment (sorted by angle); eigenvalues "
           "of a normal matrix are perfectly conditioned, so the tolerance is 64 d eps.",
@@ -641,7 +634,6 @@ def _(p):
 # Prop 6.9 scalar gradient flow
 sgf = Claim(
     id="sander.incontext_scalar_flow",
-    document=DOC,
     title="Gradient flow on (pab - 1)^2 from |pab - 1| < 1 converges to pab = 1",
     label="Prop 6.9",
     section="6.5.1",
@@ -650,8 +642,7 @@ sgf = Claim(
     statement=r"|p_0a_0b_0-1|<1\ \Rightarrow\ \text{GF on }\ell=(pab-1)^2\text{ converges to }a^*b^*p^*=1",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the initialisation (uniform [-2, 2]^3, conditioned on |pab-1| < 1)",
-                  search=(0, 10_000)),
+        Param.seed("seed of the initialisation (uniform [-2, 2]^3, conditioned on |pab-1| < 1)"),
         Param.float("t_end", 200.0, 1.0, 1000.0, "integration horizon"),
     ],
     notes="solve_ivp (DOP853, rtol 1e-10, atol 1e-12). Certified: |pab - 1| <= 1e-6 at t_end (the loss decays at "
@@ -705,7 +696,6 @@ def _(p):
 # ===========================================================================
 experiments = Claim(
     id="sander.incontext_experiments",
-    document=DOC,
     title="In-context AR experiments: GPT-2 embeddings, GD vs linear layers, Figs 6.3-6.10",
     label="Figs 6.3-6.10",
     section="6.6",

@@ -31,7 +31,6 @@ def _slopes(Ns, es):
 # I1: backprop (1.5)
 bp = Claim(
     id="sander.intro_backprop",
-    document="sander",
     title="Backpropagation (1.5) for x_{n+1} = x_n + f(x_n, theta_n)",
     label="(1.5)",
     section="1.1",
@@ -43,7 +42,7 @@ bp = Claim(
     params=[Param.int("d", 3, 1, 10, "state dimension", search=(1, 5)),
             Param.int("p", 4, 1, 10, "hidden width of f(x, theta) = W2 tanh(W1 x + b)", search=(1, 5)),
             Param.int("N", 6, 1, 50, "number of residual blocks", search=(1, 10)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Unscaled ResNet (1.4), loss l = |x_N - y|^2.  (1.5) is (2.3) without the 1/N.  The citation 'JAX "
           "(Jacobsen et al., 2018)' (l.280) is wrong: Jacobsen et al. 2018 is i-RevNet (E17).",
     catalogue="sander_part1 §2.0 I1",
@@ -117,7 +116,6 @@ def _(p):
 # I3: Prop 1.1, erratum E7
 p11 = Claim(
     id="sander.intro_prop11",
-    document="sander",
     title="Prop 1.1: theta_n = Theta(n/N) smooth gives |X(n/N) - x_n| = O(1/N) -- needs f globally Lipschitz",
     label="Prop 1.1",
     section="1.2",
@@ -130,7 +128,7 @@ p11 = Claim(
               r"\Rightarrow\max_n\|X(\tfrac nN)-x_n\|\le\tfrac CN",
     params=[Param.int("d", 3, 1, 8, "state dimension", search=(1, 4)),
             Param.int("p", 5, 1, 10, "hidden width of f(x, theta) = W2(s) tanh(W1(s) x)", search=(1, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the smooth Theta", search=(0, 10_000)),
+            Param.seed("seed of the smooth Theta"),
             Param.int("N_min", 16, 2, 1024, "smallest depth of the doubling ladder"),
             Param.int("N_max", 256, 4, 2048, "largest depth")],
     notes="E7: local Lipschitz continuity gives only local existence.  Counterexample (falsifier 'stated'): "
@@ -214,7 +212,6 @@ def _(p):
 # I5: Prop 1.3 (informal small-loss), with E1
 p13 = Claim(
     id="sander.intro_prop13",
-    document="sander",
     title="Prop 1.3: small initial loss keeps linear-ResNet weights in the 1/2-ball and C/N-smooth in depth",
     label="Prop 1.3 (= Prop 2.4 informally)",
     section="1.2.1",
@@ -227,7 +224,7 @@ p13 = Claim(
             Param.float("eps", 1e-2, 0.0, 10.0, "Sigma = eps (d = 1, m = M = eps)", low_open=True, search=(1e-4, 1.0)),
             Param.float("frac", 0.9, 0.0, 1.0, "sqrt(l0) as a fraction of the corrected threshold m/(4 e^{3/2} sqrt M)",
                         low_open=True, high_open=True, search=(0.1, 0.99)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the smooth initial profile", search=(0, 10_000))],
+            Param.seed("seed of the smooth initial profile")],
     notes="'Sufficiently small' read scale-invariantly, with the sufficient condition derived for the true gradient "
           "(catalogue E1): sqrt(l(0)) < m/(4 e^{3/2} sqrt M).  Instance d = 1, Sigma = eps, target b = 1 + "
           "frac/(4 e^{3/2}) (Pi(0) ~ 1), theta_n(0) = 0.2 sin(2 pi n/N + phase) (|theta| <= 1/4, gaps <= C0/N).  "
@@ -296,7 +293,6 @@ def _(p):
 # I8: topology (Fig 1.9)
 topo = Claim(
     id="sander.intro_topology",
-    document="sander",
     title="A first-order ODE (and a ResNet step with Lip f < N) preserves order in 1-d; learning x -> -x/2 needs Lip f >= N",
     label="Fig 1.9 (= Fig 2.1)",
     section="1.2",
@@ -306,7 +302,7 @@ topo = Claim(
     status="holds",
     params=[Param.int("N", 8, 1, 1000, "depth (step 1/N)", search=(1, 50)),
             Param.float("lip", 0.9, 0.0, 1.0, "Lip(f) as a fraction of N", low_open=True, high_open=True, search=(0.05, 0.99)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of f", search=(0, 10_000))],
+            Param.seed("seed of f")],
     notes="Exact fact behind Fig 1.9: x -> x + f(x)/N is strictly increasing when Lip(f) < N (derivative >= 1 - Lip/N > 0), "
           "so a ResNet of such steps, like any scalar ODE flow, cannot map x to -x/2; a ResNet whose residuals have "
           "Lipschitz constant >= N (weights of size O(N)) can.  Instance: f = sum_i a_i tanh(w_i x + c_i) rescaled to "
@@ -360,7 +356,6 @@ def _(p):
 # I6: 1.5x slower training of the adjoint method
 mem = Claim(
     id="sander.intro_adjoint_cost",
-    document="sander",
     title="The memory-free discrete adjoint trains about 1.5 times slower",
     label="Sec 1.2.1",
     section="1.2.1",
@@ -392,7 +387,6 @@ def _(p):
 # I4: Prop 1.2 (= Prop 2.2 for L > 0)
 p12 = Claim(
     id="sander.intro_prop12",
-    document="sander",
     title="Prop 1.2: |x_n - X(n/N)| <= (e^L - 1) C_N / (2 N L) with C_N = sup |d_s phi + d_x phi[phi]|",
     label="Prop 1.2 (= Prop 2.2)",
     section="1.2.1",
@@ -404,7 +398,7 @@ p12 = Claim(
     params=[Param.int("d", 2, 1, 6, "state dimension", search=(1, 4)),
             Param.int("p", 4, 1, 8, "hidden width", search=(1, 6)),
             Param.int("N", 16, 1, 512, "depth", search=(2, 64)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of Theta", search=(0, 10_000))],
+            Param.seed("seed of Theta")],
     notes="Instance: phi(x, s) = W2(s) tanh(W1(s) x) (smooth trigonometric Theta), L = sup_s |W2(s)|_2 |W1(s)|_2 (a valid "
           "Lipschitz constant), C_N = sup over the exact trajectory of |X''| (what the proof uses: the local truncation "
           "error of Euler is bounded by |X''|/(2N^2)), evaluated on the RK4 reference grid (2^11 steps) with a 2% "
@@ -476,7 +470,6 @@ def _(p):
 # I2: continuous adjoint (1.7)
 adj = Claim(
     id="sander.intro_adjoint",
-    document="sander",
     title="Continuous adjoint (1.7): d/ds grad_X = -d_X f^T grad_X, grad_Theta = int d_Theta f^T grad_X ds",
     label="(1.7)",
     section="1.1",
@@ -487,7 +480,7 @@ adj = Claim(
     status="holds",
     params=[Param.int("d", 3, 1, 6, "state dimension", search=(1, 4)),
             Param.int("p", 4, 1, 8, "hidden width of f = W2 tanh(W1 x)", search=(1, 5)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="'... ds' is a density: for a constant Theta, grad_Theta l = int_0^1 d_Theta f^T grad_X ds.  Instance: constant "
           "Theta = (W1, W2), l = |X(1) - y|^2, RK4 with 64 steps backward for (grad_X, grad_W1, grad_W2) (forward states at "
           "half steps), against central differences of l computed through RK4 with 128 steps.  Error model: RK4 error "

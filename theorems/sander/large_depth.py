@@ -80,7 +80,7 @@ TRAIN_PARAMS = [
     Param.float("T", 1.0, 0.0, 50.0, "gradient-flow training time", low_open=True),
     Param.float("eta", 0.02, 0.0, 0.1, "GF time per GD iteration (lr = L eta)", low_open=True),
     Param.choice("act", "gelu", ["gelu", "tanh", "identity"], "activation (C^2 ones: the theorem's hypothesis)"),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the data and of the tied W", search=(0, 10_000)),
+    Param.seed("seed of the data and of the tied W"),
     Param.int("L_min", 16, 2, 512, "smallest depth of the ladder L_min, 2 L_min, ..."),
     Param.int("L_max", 128, 4, 2048, "largest depth of the ladder"),
     Param.choice("init", "tied", ["tied", "iid"], "weight-tied W_k = W (the theorem) or i.i.d. W_k"),
@@ -91,7 +91,6 @@ TRAIN_PARAMS = [
 # 1. Backprop (3.13)-(3.16), erratum E8
 backprop = Claim(
     id="sander.resnet_backprop",
-    document="sander",
     title="Backpropagation for the general ResNet (3.12): transpose in (3.13), p_k (not p_{k-1}) in (3.15)",
     label="(3.13)-(3.16)",
     section="3.A",
@@ -111,7 +110,7 @@ backprop = Claim(
         Param.int("m", 4, 1, 12, "MLP width", search=(1, 6)),
         Param.int("L", 4, 1, 40, "depth", search=(1, 8)),
         Param.choice("act", "tanh", ACTS, "activation"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of data and weights (all weights random)", search=(0, 10_000)),
+        Param.seed("seed of data and weights (all weights random)"),
     ],
     validate=lambda p: (_ for _ in ()).throw(ParamError(
         f"parameter q={p.q} must be >= max(d, d') = {max(p.d, p.dp)}")) if p.q < max(p.d, p.dp) else None,
@@ -168,16 +167,12 @@ def _(p):
 backprop.property(over=("n", "d", "dp", "q", "m", "L", "act", "seed"), max_examples=12)
 
 
-@backprop.falsifier("stated", search=("seed", "L"))
-def _(p):
-    """(3.13) as printed (no transpose of the Jacobian): relative error O(1) (catalogue 2.57 on p_0)."""
-    return _bp_outcome(p, "printed_313")
-
-
-@backprop.falsifier("index_p_k_minus_1", search=("seed", "L"))
-def _(p):
-    """(3.15) as printed, with p_{k-1}: error O(1/L), 0.12 relative at L = 4 (catalogue)."""
-    return _bp_outcome(p, "printed_315")
+@backprop.falsifier({
+    "stated": "(3.13) as printed (no transpose of the Jacobian): relative error O(1) (catalogue 2.57 on p_0).",
+    "index_p_k_minus_1": "(3.15) as printed, with p_{k-1}: error O(1/L), 0.12 relative at L = 4 (catalogue).",
+}, search=("seed", "L"))
+def _(p, variant):
+    return _bp_outcome(p, {"stated": "printed_313", "index_p_k_minus_1": "printed_315"}[variant])
 
 
 @backprop.symbolic(timeout=60)
@@ -230,7 +225,6 @@ def _(p):
 # 2. Continuous adjoint (3.44), erratum E9
 adjoint = Claim(
     id="sander.limit_adjoint_sign",
-    document="sander",
     title="Backward ODE of the limit training system: dP/ds = -d_1f^T P (printed: +d_1f P)",
     label="(3.44)",
     section="3.A.5",
@@ -245,7 +239,7 @@ adjoint = Claim(
         Param.int("m", 6, 1, 24, "MLP width", search=(2, 8)),
         Param.float("scale", 1.5, 0.0, 4.0, "size of the constant weights V, W (entries N(0, scale^2))", low_open=True),
         Param.choice("act", "tanh", ["tanh", "gelu", "identity"], "activation"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.int("L", 32, 8, 4096, "depth of the discrete backprop (compared with 2L and 4L)"),
     ],
     notes="Instance: the residual f(h, Z) = V sigma(W h / sqrt q) / sqrt m with a constant (depth-independent) Z, "
@@ -333,16 +327,12 @@ def _(p):
 adjoint.property(over=("q", "m", "act", "seed"), max_examples=4)
 
 
-@adjoint.falsifier("stated", search=("seed",))
-def _(p):
-    """(3.44) as printed, dP/ds = +d_1f P: the discrete adjoint does not converge to it (ratio ~1)."""
-    return _adjoint_outcome(p, 1.0, False)
-
-
-@adjoint.falsifier("sign_only", search=("seed",))
-def _(p):
-    """Transpose restored but sign as printed (dP/ds = +d_1f^T P): still not the limit."""
-    return _adjoint_outcome(p, 1.0, True)
+@adjoint.falsifier({
+    "stated": "(3.44) as printed, dP/ds = +d_1f P: the discrete adjoint does not converge to it (ratio ~1).",
+    "sign_only": "Transpose restored but sign as printed (dP/ds = +d_1f^T P): still not the limit.",
+}, search=("seed",))
+def _(p, variant):
+    return _adjoint_outcome(p, 1.0, {"stated": False, "sign_only": True}[variant])
 
 
 @adjoint.symbolic(timeout=30)
@@ -367,7 +357,6 @@ def _(p):
 # 3. Prop 3.2 / Prop 3.12: discretised ODE is O(1/L)-close
 prop32 = Claim(
     id="sander.ode_discretisation",
-    document="sander",
     title="A ResNet whose weights sample Lipschitz V(s), W(s) is O(1/L)-close to the neural ODE (3.6)",
     label="Prop 3.2 (Prop 3.12, Cor 3.13-3.14; intro (1.10)-(1.11))",
     section="3.3, 3.B.2, 3.A.4",
@@ -381,7 +370,7 @@ prop32 = Claim(
         Param.int("q", 6, 1, 16, "q = d = d' (A = B = I)", search=(2, 8)),
         Param.int("m", 10, 1, 32, "MLP width", search=(2, 12)),
         Param.choice("act", "tanh", ["tanh", "gelu", "identity"], "activation"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the profiles and inputs", search=(0, 10_000)),
+        Param.seed("seed of the profiles and inputs"),
         Param.float("kink", 0.4, 0.0, 1.0, "location s_0 of the |s - s_0| kink in V(s) (Lipschitz, not C^1)"),
         Param.int("L_min", 32, 4, 1024, "smallest depth of the ladder"),
         Param.int("L_max", 256, 8, 4096, "largest depth of the ladder"),
@@ -497,7 +486,6 @@ def _(p):
 # 4. Initialisation: the trivial ODE
 init = Claim(
     id="sander.init_trivial_ode",
-    document="sander",
     title="At initialisation (V_k = 0) the ResNet is the trivial ODE: h_L = h_0 = Ax, F = BAx = 0 when q >= d+d'",
     label="Sec 3.3 (after Prop 3.2); proof of Thm 3.7",
     section="3.3, 3.B.6",
@@ -514,7 +502,7 @@ init = Claim(
         Param.int("L", 7, 1, 200, "depth", search=(1, 16)),
         Param.choice("act", "gelu", ACTS, "activation"),
         Param.choice("init", "tied", ["tied", "iid"], "W_k tied or i.i.d. (irrelevant once V = 0)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
     ],
     validate=lambda p: (_ for _ in ()).throw(ParamError(
         f"parameter q={p.q} must be >= max(d, d') = {max(p.d, p.dp)} (A = (I; 0), B = (0, I))")) if p.q < max(p.d, p.dp) else None,
@@ -566,7 +554,6 @@ def _(p):
 # 5. Prop 3.3 (Prop 3.8): bounded weights, O(1/L) consecutive differences during training
 smooth = Claim(
     id="sander.finite_time_smoothness",
-    document="sander",
     title="During training on [0, T], weights stay bounded and consecutive weights stay K/L apart",
     label="Prop 3.3 (Prop 3.8)",
     section="3.4.1, 3.A.1, 3.B.3",
@@ -646,7 +633,6 @@ def _(p):
 # 6. Thm 3.4: uniform large-depth limit of Z^L(s, t), outputs
 limit = Claim(
     id="sander.large_depth_limit",
-    document="sander",
     title="For finite T, Z^L(s,t) = Z_{floor((L-1)s)+1}(t) converges uniformly to a Lipschitz Z(s,t); outputs converge",
     label="Thm 3.4 (Thm 3.15)",
     section="3.4.1, 3.A.3, 3.B.4",
@@ -726,7 +712,6 @@ def _(p):
 # 7. Appendix machinery
 chernoff = Claim(
     id="sander.chernoff_exponent",
-    document="sander",
     title="Matrix Chernoff lower tail in Lemma 3.24: the exponent is (1-t)^2, not (1-t^2)",
     label="Lemma 3.24 (proof), Prop 3.6's delta",
     section="3.C",
@@ -798,7 +783,6 @@ def _(p):
 
 chi2 = Claim(
     id="sander.gaussian_frobenius_tail",
-    document="sander",
     title="P(|W|_F > M_W sqrt(qm)) <= exp(-(M_W^2 - 1) qm / 16) for a Gaussian W, M_W >= sqrt 2",
     label="Lemma 3.23",
     section="3.C",
@@ -846,7 +830,6 @@ def _(p):
 
 pl_ineq = Claim(
     id="sander.pl_proof_inequality",
-    document="sander",
     title="Proof of Prop 3.6: (1 - 2 sqrt2 K/L)^L >= e^{-2 sqrt2 K} is false; (1 - sqrt2 K/L)^L >= e^{-2 sqrt2 K} holds",
     label="Prop 3.6 (proof, (3.51))",
     section="3.B.5",
@@ -918,7 +901,6 @@ def _(p):
 
 frob = Claim(
     id="sander.singular_value_lemma",
-    document="sander",
     title="s_min(A + A') >= s_min(A) - |A'|_F, |AB|_F >= s_min(A)|B|_F (m >= r), |AB|_F >= |A|_F s_min(B) (n >= r)",
     label="Lemma 3.21",
     section="3.C",
@@ -929,7 +911,7 @@ frob = Claim(
     status="holds",
     params=[Param.int("m", 5, 1, 30, "rows of A", search=(1, 8)), Param.int("r", 3, 1, 30, "inner dimension", search=(1, 8)),
             Param.int("n", 4, 1, 30, "columns of B", search=(1, 8)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 100_000))],
+            Param.seed("seed", search=(0, 100_000))],
     notes="Random Gaussian draws with random scales; s_min is the min(rows, cols)-th singular value.  Error model: "
           "SVD backward error 8 max(m,n,r) eps |M|_2 per singular value.  Proof typos: missing square s_min(A)^2|B|_F^2; "
           "s_max(A') = |A|_2 should be |A'|_2.  Falsifier: dropping m >= r (A wide, B in its null space).",
@@ -976,7 +958,6 @@ def _(p):
 
 prop39 = Claim(
     id="sander.pl_bounds_operator_norm",
-    document="sander",
     title="Prop 3.9 (i) bounds A, B in the operator norm: |A|_F <= M_A = |A_init|_2 + M fails already at t = 0",
     label="Prop 3.9 (i)",
     section="3.A.2",
@@ -988,7 +969,7 @@ prop39 = Claim(
     params=[Param.int("d", 16, 1, 64, "input dimension (A_init = (I_d; 0))", search=(1, 16)),
             Param.int("dp", 16, 1, 64, "output dimension", search=(1, 16)),
             Param.float("M", 2.6e-4, 0.0, 10.0, "PL radius (Thm 3.7: c_3/sqrt(nq) ~ 2.6e-4 for tanh, n=10, q=16)", low_open=True),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the perturbation", search=(0, 10_000))],
+            Param.seed("seed of the perturbation")],
     notes="The proof only uses |Ax| <= |A|_2 M_X, so the operator norm is what it needs; with A_init = (I_d; 0), "
           "|A_init|_F = sqrt d > 1 + M for d >= 2 and M < sqrt d - 1.  Numeric (corrected): random A with "
           "|A - A_init|_F = M (the worst case of the PL ball) satisfies |A|_2 <= |A_init|_2 + M (triangle inequality).  "
@@ -1031,7 +1012,6 @@ def _(p):
 
 th37 = Claim(
     id="sander.long_time_threshold",
-    document="sander",
     title="Thm 3.7's small-target threshold: l(0) <= c3^2 c4^2 / (64 e^{2K} max^2 n^4 q^2) (printed q^3)",
     label="Thm 3.7 (proof)",
     section="3.B.6",
@@ -1102,7 +1082,6 @@ def _(p):
 
 clip = Claim(
     id="sander.clipping_lipschitz_gap",
-    document="sander",
     title="Prop 3.1/3.8 with a clipped flow: the consecutive-difference bound needs Lip(pi) <= 1",
     label="Prop 3.1, Prop 3.8 (proof l.1918)",
     section="3.3, 3.A.1, 3.B.1",
@@ -1127,7 +1106,6 @@ clip = Claim(
 # 8. PL condition (Def 3.5, Prop 3.6): constants and Hermite coefficients
 pl = Claim(
     id="sander.pl_condition",
-    document="sander",
     title="Local PL condition (Def 3.5) around initialisation for m >= c1 n, L >= c2 sqrt(nq) (Prop 3.6)",
     label="Def 3.5, Prop 3.6, Remark 3.17",
     section="3.4.2, 3.B.5",
@@ -1189,7 +1167,6 @@ def _(p):
 
 early = Claim(
     id="sander.early_stopping_heuristic",
-    document="sander",
     title="'The bounds diverge exponentially with T, providing an argument in favor of early stopping'",
     label="Sec 3.4.1 (after Thm 3.4)",
     section="3.4.1",

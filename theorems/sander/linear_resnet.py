@@ -108,7 +108,6 @@ def _flow(th0, Sig, B, T, rtol=1e-10, t_eval=None):
 # L1: regression <-> deep matrix factorisation
 regr = Claim(
     id="sander.linear_regression_equivalence",
-    document="sander",
     title="Least squares with a linear ResNet is the deep matrix factorisation ||Pi - B||_Sigma^2 up to a constant",
     label="(2.5)",
     section="2.3.2",
@@ -119,7 +118,7 @@ regr = Claim(
     status="holds",
     params=[Param.int("d", 3, 1, 8, "dimension", search=(1, 5)),
             Param.int("n", 10, 1, 1000, "number of samples (n >= d for Sigma > 0)", search=(1, 40)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="The identity rests on Sigma B^T = (1/n) sum x_k y_k^T; c >= 0 is the residual of the best linear fit. "
           "n < d: Sigma is singular and B undefined (inconclusive). Error model: both sides are sums of n d^2 "
           "products of size ~ scale: 8 n d^2 eps scale cond(Sigma).",
@@ -182,7 +181,6 @@ def _(p):
 # L2, L3: the gradient (E2)
 gradc = Claim(
     id="sander.linear_gradient",
-    document="sander",
     title="Gradient of ||Pi - B||_Sigma^2 in theta_n: (2/N) Pi_{:n}^T (Pi - B) Sigma Pi_{n:}^T",
     label="Sec 2.3.2 'Gradient'",
     section="2.3.2, App 2.A.2",
@@ -193,7 +191,7 @@ gradc = Claim(
     status="erratum",
     params=[Param.int("N", 5, 1, 64, "depth", search=(1, 10)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="E2: l.821 has no transposes and no factor 2; l.992 has the transposes but no 2. The factor 2 only "
           "rescales time (L3: theta' = -N nabla_n, same fixed points); the missing transposes give a wrong vector "
           "field. Checked against central finite differences (solvers.fd) with its error estimate x10; layers are "
@@ -231,23 +229,19 @@ def _(p):
 gradc.property(over=("N", "d", "seed"), max_examples=12)
 
 
-@gradc.falsifier("stated", search=("seed",))
-def _(p):
-    """Main text l.821: (1/N) Pi_{:n} G Sigma Pi_{n:} (catalogue: relative error 0.576)."""
-    return _grad_outcome(p, "main")
-
-
-@gradc.falsifier("appendix_l992", search=("seed",))
-def _(p):
-    """Appendix l.992: (1/N) Pi_{:n}^T G Sigma Pi_{n:}^T, half the true gradient (relative error 0.5)."""
-    return _grad_outcome(p, "appendix")
+@gradc.falsifier({
+    "stated": "Main text l.821: (1/N) Pi_{:n} G Sigma Pi_{n:} (catalogue: relative error 0.576).",
+    "appendix_l992": "Appendix l.992: (1/N) Pi_{:n}^T G Sigma Pi_{n:}^T, half the true "
+                     "gradient (relative error 0.5).",
+}, search=("seed",))
+def _(p, variant):
+    return _grad_outcome(p, {"stated": "main", "appendix_l992": "appendix"}[variant])
 
 
 # ===========================================================================
 # L5: PL inequalities (E2)
 pl = Claim(
     id="sander.linear_pl_bounds",
-    document="sander",
     title="PL bounds for ||theta_k||_op <= 1/2: 4(1-1/2N)^{2N-2} m l <= N^2 ||nabla_n||^2 <= 4(1+1/2N)^{2N-2} M l",
     label="Proof of Prop 2.4",
     section="App 2.A.2",
@@ -259,7 +253,7 @@ pl = Claim(
     status="erratum",
     params=[Param.int("N", 50, 1, 400, "depth", search=(1, 60)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.float("radius", 0.5, 0.0, 0.5, "||theta_k||_op of the random layers (<= 1/2)")],
     notes="E2: with the true gradient the upper bound 2eM fails (theta = +0.49 I, Sigma = I, N = 50: ratio 10.40 > "
           "5.44); with the l.992 gradient the lower bound 2m/e fails (theta = -0.49 I: 0.381 < 0.736). The corrected "
@@ -347,7 +341,6 @@ def _(p):
 # L6: identities of the proof of Prop 2.4
 ident = Claim(
     id="sander.linear_gradient_identities",
-    document="sander",
     title="(I + theta_{n+1}/N)^T nabla_{n+1} = nabla_n (I + theta_n/N)^T, hence ||nabla_{n+1} - nabla_n|| <= (2/N)||nabla_n||",
     label="Proof of Prop 2.4",
     section="App 2.A.2",
@@ -358,7 +351,7 @@ ident = Claim(
     status="holds",
     params=[Param.int("N", 8, 2, 400, "depth", search=(2, 40)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+            Param.seed("seed"),
             Param.float("radius", 0.5, 0.0, 1e4, "||theta_k||_op of the layers (the bound needs <= 1/2)")],
     notes="Frobenius norm on gradients, operator norm on layers. In fact ||nabla_{n+1} - nabla_n|| <= ||nabla_n||/(N - 1/2). "
           "Identity error model: 16 N d eps |nabla| (products of N factors). radius > 1/2: the bound is not claimed "
@@ -436,7 +429,6 @@ def _thr_corrected(m, M):
 
 prop24 = Claim(
     id="sander.linear_smoothness_in_depth",
-    document="sander",
     title="Small initial loss and O(1/N)-close initial weights keep ||theta_n|| < 1/2 and ||theta_{n+1} - theta_n|| = O(1/N)",
     label="Assumption 2.3, Prop 2.4",
     section="2.3.2, App 2.A.2",
@@ -449,7 +441,7 @@ prop24 = Claim(
     status="erratum",
     params=[Param.int("N", 12, 2, 64, "depth", search=(2, 16)),
             Param.int("d", 3, 1, 4, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of Sigma, psi_init and B", search=(0, 10_000)),
+            Param.seed("seed of Sigma, psi_init and B"),
             Param.float("M", 1.0, 1e-3, 10.0, "largest eigenvalue of Sigma", search=(1e-3, 10.0)),
             Param.float("kappa", 0.5, 0.05, 1.0, "m / M", search=(0.2, 1.0)),
             Param.float("frac", 0.9, 0.0, 1.0, "sqrt(l(0)) as a fraction of the corrected threshold", high_open=True),
@@ -538,7 +530,6 @@ def _(p):
 # L7, L8, L9, L12: Lemma 2.7, Lemma 2.6, Theorem 2.5
 limit = Claim(
     id="sander.linear_depth_limit",
-    document="sander",
     title="Trained linear ResNets of depths N and 2N stay O(1/N) apart uniformly in time (a Lipschitz limit psi(s, t))",
     label="Lemma 2.7, Lemma 2.6, Th 2.5",
     section="2.3.2, App 2.A.3-2.A.5",
@@ -548,7 +539,7 @@ limit = Claim(
               r"\ \|\psi-\psi_N\|_\infty=O(\tfrac1N)",
     status="holds",
     params=[Param.int("N", 4, 2, 16, "smallest depth (nets N, 2N, 4N are trained)", search=(2, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init and B", search=(0, 10_000)),
+            Param.seed("seed of psi_init and B"),
             Param.float("T", 12.0, 0.1, 100.0, "training time horizon (sup over [0, T])"),
             Param.float("shift", 0.0, 0.0, 1.0, "constant c added to the initial weights of the deeper nets (falsifier)")],
     notes="Catalogue setup: d = 3, Sigma = diag(1, .8, .6), smooth psi_init with max ||.||_op = 1/4, theta^N_n(0) = "
@@ -615,7 +606,6 @@ def _(p):
 # L11, E6: the limit dynamics of the proof of Th 2.5
 pde = Claim(
     id="sander.linear_limit_pde",
-    document="sander",
     title="Limit dynamics: d_t psi(s,t) = -2 R(1,s)^T (R(1,0) - B) Sigma R(s,0)^T, psi(s,0) = psi_init(s)",
     label="Proof of Th 2.5",
     section="App 2.A.5",
@@ -628,7 +618,7 @@ pde = Claim(
     status="erratum",
     params=[Param.int("N", 16, 2, 256, "depth (the check also runs 2N)", search=(4, 64)),
             Param.int("d", 3, 1, 4, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="E6: l.1270 omits Sigma; (2.11) starts from 0 instead of psi_init (l.848 writes psi_init(., 0), an extra "
           "argument); l.1276 describes Pi_{:s} as the solution at time s and Pi_{s:} at time 1-s, whereas Pi_{:s} = "
           "R(1, s) (layers after s) and Pi_{s:} = R(s, 0). Tested on the right-hand side at t = 0 (any t works, the "
@@ -708,7 +698,6 @@ def _(p):
 # L10: Lemma 2.13 (Prop 2.2 for x' = psi(s) x)
 l213 = Claim(
     id="sander.linear_euler_lemma_2_13",
-    document="sander",
     title="Euler scheme of x' = psi(s) x, ||psi|| <= 1/2, |x0| = 1: error <= (e^{1/2}-1)/N ||(d_s psi + psi^2) x||_inf",
     label="Lemma 2.13 (proof of Th 2.5)",
     section="App 2.A.5",
@@ -718,7 +707,7 @@ l213 = Claim(
     status="holds",
     params=[Param.int("N", 32, 1, 4096, "Euler steps", search=(1, 256)),
             Param.int("d", 3, 1, 5, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi and x0", search=(0, 10_000)),
+            Param.seed("seed of psi and x0"),
             Param.choice("family", "smooth", ("smooth", "constant"), "smooth psi (max ||.||_op = 1/2) or psi = I/2")],
     notes="This is Prop 2.2 with L = 1/2 ((e^{1/2}-1)/(2N L) = (e^{1/2}-1)/N, D7). The norm must be read as in the "
           "thesis's notation section, ||g||_inf^K = sup_{x in K} ||g(x)|| for g(x) = (d_s psi + psi^2) x, i.e. it "

@@ -117,7 +117,7 @@ COMMON = [
     Param.int("d", 8, 1, 64, "state width", search=(1, 8)),
     Param.int("p", 16, 1, 64, "hidden width of the tanh MLP", search=(1, 16)),
     Param.int("batch", 8, 1, 256, "number of samples"),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the weights and inputs", search=(0, 10_000)),
+    Param.seed("seed of the weights and inputs"),
     Param.float("wscale", 1.0, 0.0, 4.0, "variance scale of the weights (1: fan-in init)", low_open=True),
 ]
 
@@ -126,7 +126,6 @@ COMMON = [
 # M4.1: forward rule (4.2) and inverse (4.3)
 identity = Claim(
     id="sander.momentum_inverse",
-    document="sander",
     title="The Momentum ResNet forward rule (4.2) is inverted in closed form by (4.3)",
     label="(4.2)-(4.3)",
     section="4.1, 4.3.1",
@@ -236,7 +235,7 @@ def _wrong_inverse(p, mode):
         for n in range(W1.shape[0] - 1, -1, -1):
             x = x - v
             f = mom.mlp(x, W1[n], W2[n], b[n])
-            v = (v - omg * f) / omg if mode == "one_minus" else (v - omg * f)
+            v = (v - omg * f) / omg if mode == "divide_by_one_minus_gamma" else (v - omg * f)
         return x, v
 
     err, bound, S, eps, _ = _naive_roundtrip(p.replace(dtype="float64"), W1, W2, b, x0, v0, inverse=inv)
@@ -245,16 +244,12 @@ def _wrong_inverse(p, mode):
                    message="reconstruction error of the wrong inverse vs the rounding bound of the right one")
 
 
-@identity.falsifier("divide_by_one_minus_gamma", search=("seed", "gamma"))
-def _(p):
-    """v_n = (v_{n+1} - (1-gamma) f(x_n)) / (1-gamma): does not invert (4.2)."""
-    return _wrong_inverse(p, "one_minus")
-
-
-@identity.falsifier("omit_one_over_gamma", search=("seed", "gamma"))
-def _(p):
-    """v_n = v_{n+1} - (1-gamma) f(x_n) (the factor 1/gamma omitted): does not invert (4.2)."""
-    return _wrong_inverse(p, "omit")
+@identity.falsifier({
+    "divide_by_one_minus_gamma": "v_n = (v_{n+1} - (1-gamma) f(x_n)) / (1-gamma): does not invert (4.2).",
+    "omit_one_over_gamma": "v_n = v_{n+1} - (1-gamma) f(x_n) (the factor 1/gamma omitted): does not invert (4.2).",
+}, search=("seed", "gamma"))
+def _(p, variant):
+    return _wrong_inverse(p, variant)
 
 
 # ===========================================================================
@@ -267,7 +262,6 @@ def _validate_recon(p):
 
 recon = Claim(
     id="sander.momentum_reconstruction",
-    document="sander",
     title="Naive inversion of a Momentum ResNet loses accuracy like (1/gamma)^L eps_mach; exact "
           "multiplication (App. 4.C) reconstructs x_0 bit for bit",
     label="§4.3.1 Invertibility",
@@ -408,7 +402,6 @@ def _validate_ratio(p):
 
 exactmul = Claim(
     id="sander.exact_multiplication",
-    document="sander",
     title="Multiplication by n/d with an information buffer (Algorithm 1, Maclaurin et al.) is exactly reversible",
     label="App. 4.C, Algorithm 1",
     section="4.C",
@@ -423,7 +416,7 @@ exactmul = Claim(
         Param.int("steps", 200, 1, 5000, "number of successive multiplications", search=(1, 300)),
         Param.int("bits", 41, 1, 200, "values c are random integers in [-2^bits, 2^bits]", search=(1, 62)),
         Param.int("count", 1000, 1, 100_000, "number of values"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the values", search=(0, 10_000)),
+        Param.seed("seed of the values"),
     ],
     validate=_validate_ratio,
     notes="Python integers (floor division and modulo), so negative values and unbounded buffers are exact. "
@@ -512,7 +505,6 @@ def _(p):
 # M4.3: memory
 memory = Claim(
     id="sander.momentum_memory",
-    document="sander",
     title="Memory: the buffer stores log2((1/gamma)^k) ~ k(1-gamma)/ln 2 bits per coordinate and sample",
     label="§4.3.2",
     section="4.3.2",
@@ -526,7 +518,7 @@ memory = Claim(
                     high_open=True, search=(0.5, 0.999)),
         Param.int("k", 200, 1, 5000, "depth", search=(1, 400)),
         Param.int("count", 2000, 10, 100_000, "number of buffered values"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the values", search=(0, 10_000)),
+        Param.seed("seed of the values"),
     ],
     notes="Three parts. (i) The buffer after k exact multiplications by n/d holds at most "
           "k log2(d/n) + log2(1 + (d-1)/(d-n)) + 1 bits (rigorous, from i' <= (i d + d - 1)/n). "
@@ -601,7 +593,6 @@ def _(p):
 # A4.E: backpropagation
 backprop = Claim(
     id="sander.momentum_backprop",
-    document="sander",
     title="Backpropagation through a Momentum ResNet layer: the block Jacobian of App. 4.E",
     label="App. 4.E",
     section="4.E",
@@ -617,7 +608,7 @@ backprop = Claim(
         Param.int("d", 3, 1, 8, "state width", search=(1, 4)),
         Param.int("p", 4, 1, 16, "hidden width", search=(1, 6)),
         Param.int("batch", 2, 1, 8, "samples"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("wscale", 1.0, 0.0, 4.0, "weight variance scale", low_open=True),
     ],
     notes="The loss is L = <g_x, x_L> + <g_v, v_L> with random output gradients (any loss enters only "
@@ -735,7 +726,6 @@ def _(p):
 # M4.4: Verlet rewriting with step 1 [H]
 verlet = Claim(
     id="sander.momentum_verlet",
-    document="sander",
     title="(4.2) rewritten as v_{n+1} = v_n + (f - v_n)/eps is a step-1 scheme for eps x'' + x' = f",
     label="§4.3.4",
     section="4.3.4",
@@ -747,7 +737,7 @@ verlet = Claim(
     params=[
         Param.float("gamma", 0.9, 0.0, 1.0, "momentum (eps = 1/(1-gamma))", high_open=True, search=(0.0, 0.95)),
         Param.float("T", 5.0, 0.0, 20.0, "time horizon of the convergence test", low_open=True),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the (tied) MLP and x_0", search=(0, 10_000)),
+        Param.seed("seed of the (tied) MLP and x_0"),
     ],
     notes="Exact part (certified): the rewriting is an algebraic identity with eps = 1/(1-gamma) (sympy), and "
           "the scheme with step h, v += h (f - v)/eps, x += h v, is a consistent first-order (symplectic-"
@@ -846,7 +836,6 @@ def _p42_solutions(p, mode, rtol):
 
 second = Claim(
     id="sander.second_order_contains_first",
-    document="sander",
     title="Momentum ResNets are at least as general: a first-order flow solves eps x'' + x' = f_hat",
     label="Prop 4.2",
     section="4.4.2, 4.A.1",
@@ -861,7 +850,7 @@ second = Claim(
         Param.float("x0", 0.5, -2.0, 2.0, "initial state"),
         Param.choice("theta", "catalogue", ["catalogue", "random"],
                      "theta(s) = (sin 3s, 1 + s^2) (catalogue) or (A sin(ws + phi), B + C s^2) from the seed"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random theta family", search=(0, 10_000)),
+        Param.seed("seed of the random theta family"),
     ],
     notes="f(x, theta) = theta_1 sin x + theta_2 x (catalogue P4.2(b)); proof l.3176-3182 (App. 4.A.1). DOP853 reference; "
           "integrator error model a posteriori: the first- and second-order solutions at rtol 1e-9 against "
@@ -890,16 +879,12 @@ def _(p):
 second.property(over=("eps", "x0", "seed"), fixed={"theta": "random", "T": 1.5}, max_examples=10)
 
 
-@second.falsifier("no_correction")
-def _(p):
-    """f_hat = f (no eps-correction): the second-order solution leaves the first-order flow."""
-    return _p42_outcome(p, "no_correction")
-
-
-@second.falsifier("no_theta_dot")
-def _(p):
-    """f_hat without the d_theta f theta' term (catalogue: gap 30.9): leaves the first-order flow."""
-    return _p42_outcome(p, "no_theta_dot")
+@second.falsifier({
+    "no_correction": "f_hat = f (no eps-correction): the second-order solution leaves the first-order flow.",
+    "no_theta_dot": "f_hat without the d_theta f theta' term (catalogue: gap 30.9): leaves the first-order flow.",
+})
+def _(p, variant):
+    return _p42_outcome(p, variant)
 
 
 # ===========================================================================
@@ -920,7 +905,6 @@ def _p48_solve(eps_, x0, v0, T, scaling, rtol=1e-11):
 
 limit = Claim(
     id="sander.eps_to_infinity",
-    document="sander",
     title="x'' + x'/eps = f converges uniformly to x'' = f on [0, T] as eps -> infinity",
     label="Prop 4.8",
     section="4.B.1",
@@ -992,7 +976,6 @@ def _(p):
 # P4.9: free v0
 freev0 = Claim(
     id="sander.free_v0_universality",
-    document="sander",
     title="With a free initial velocity v0 = (h(x0) - x0)/(1 - 1/e), x'' + x' = 0 represents any h",
     label="Prop 4.9",
     section="4.B.2",
@@ -1003,7 +986,7 @@ freev0 = Claim(
     params=[
         Param.choice("target", "minus_x", ["minus_x", "cubic", "mlp"], "h(x) = -x, -x^3, or a random tanh MLP"),
         Param.int("d", 2, 1, 8, "dimension"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x0 and the MLP", search=(0, 10_000)),
+        Param.seed("seed of x0 and the MLP"),
     ],
     notes="Numeric: DOP853 at rtol 1e-12 vs 1e-9 (a posteriori error estimate, tolerance 10x it plus 100 eps |h|).",
     catalogue="sander_part23 §2.1 P4.9",
@@ -1150,7 +1133,6 @@ def _backprop_any(x0, v0, gamma, W1, W2, b, gx, gv):
 
 rings = Claim(
     id="sander.nested_rings",
-    document="sander",
     title="Nested rings (Fig 4.5): a Momentum ResNet separates 4 nested rings, a ResNet fails",
     label="Fig 4.5",
     section="4.5.1",
@@ -1188,7 +1170,6 @@ def _(p):
 
 images = Claim(
     id="sander.momentum_image_experiments",
-    document="sander",
     title="Image experiments: Momentum ResNets match ResNets on CIFAR-10/100 and ImageNet with less memory",
     label="Table 4.2, Figs 4.6-4.10",
     section="4.5.2-4.5.3",

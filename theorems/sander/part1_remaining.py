@@ -39,7 +39,6 @@ EPS = float(np.finfo(float).eps)
 # L3: the rescaled flow theta_n' = -N nabla_n
 flow = Claim(
     id="sander.linear_rescaled_flow",
-    document="sander",
     title="Linear ResNets: N nabla_n = O(1) for weights theta_n = psi(n/N), and the l.992 gradient flow is the true one at half speed",
     label="Sec 2.3.2 'Gradient' (rescaled flow)",
     section="2.3.2",
@@ -49,7 +48,7 @@ flow = Claim(
     status="holds",
     params=[Param.int("N", 8, 2, 256, "depth of the smaller net (N and 2N are compared)", search=(2, 16)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init, Sigma and B", search=(0, 10_000)),
+            Param.seed("seed of psi_init, Sigma and B"),
             Param.float("T", 1.0, 0.0, 10.0, "time horizon of the time-rescaling check", low_open=True)],
     notes="Definition L3, checked through its two consequences: (a) with theta_n = psi(n/N) for a smooth psi, "
           "c(N) = N max_n ||nabla_n||_F converges as N doubles (|c(2N)/c(N) - 1| <= 0.1, the O(1/N) Riemann-sum "
@@ -115,7 +114,6 @@ def _(p):
 # E18: Lemma 2.7's proof, d theta~_n / dt != -N nabla~_n
 e18 = Claim(
     id="sander.lemma27_merged_weights_defect",
-    document="sander",
     title="Proof of Lemma 2.7: the merged weights theta~_n of the 2N-net follow -N nabla~_n only up to an O(sqrt(l)/N) defect",
     label="Lemma 2.7 (proof)",
     section="App 2.A.4",
@@ -128,7 +126,7 @@ e18 = Claim(
               r"\text{ under PL), so Lemma 2.7's conclusion survives}",
     params=[Param.int("N", 16, 2, 512, "depth of the merged net (the 2N-net is differentiated)", search=(8, 64)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init, Sigma and B", search=(0, 10_000))],
+            Param.seed("seed of psi_init, Sigma and B")],
     notes="E18.  At theta_j = psi(j/2N) of the 2N-net (true-gradient flow theta_j' = -2N nabla^{2N}_j), "
           "theta~_n is chosen so that (I + theta~_n/N) = (I + theta_{2n}/2N)(I + theta_{2n-1}/2N): the N-net at theta~ "
           "has the same product (checked to rounding) hence the same loss.  The defect R_n = d theta~_n/dt + N nabla^N_n("
@@ -183,7 +181,6 @@ def _(p):
 # A7: Prop 2.12's Lipschitz constant L_Psi / N
 psi_c = Claim(
     id="sander.heun_psi_lipschitz",
-    document="sander",
     title="Proof of Prop 2.12: the Heun parameter-gradient map Psi has Lipschitz constant L_Psi / N",
     label="Prop 2.12 (proof, (2.18)-(2.19))",
     section="App 2.A.9",
@@ -284,7 +281,6 @@ def _(p):
 # T3.1: global Lipschitz continuity (l.1832), E17 typo
 lip = Claim(
     id="sander.lipschitz_definition",
-    document="sander",
     title="Def. of global Lipschitz continuity: the printed inequality compares g(u, v) with g(u', v), not g(u', v')",
     label="Sec 3.A (definitions), l.1832",
     section="3.A",
@@ -295,7 +291,7 @@ lip = Claim(
     corrected=r"\|g(u,v)-g(u',v')\|\le K\|u-u'\|+K\|v-v'\|",
     params=[Param.float("eps", 0.05, 0.0, 1.0, "v-scale of the test function g = tanh(u) + tanh(v/eps)", low_open=True),
             Param.int("pairs", 4000, 10, 10**6, "number of random pairs"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of the pairs", search=(0, 10_000))],
+            Param.seed("seed of the pairs")],
     notes="E17 typo.  The printed condition only constrains u (take v' = v; the K||v - v'|| term is slack), so it "
           "admits functions that are discontinuous in v: g(u, v) = tanh(u) + 1[v > 0] satisfies it with K = 1 but "
           "violates the joint bound that Lemmas 3.19/3.20 and Prop 3.8 use (falsifier 'stated': pairs straddling v = 0).  "
@@ -351,7 +347,6 @@ def _(p):
 # T3.4: inequality (3.26) of Prop 3.10
 aa = Claim(
     id="sander.arzela_ascoli_grid_inequality",
-    document="sander",
     title="Prop 3.10's key inequality (3.26): ||Z^L(s,t) - Z^L(s',t')|| <= C|t-t'| + C|s-s'| + C/L",
     label="Prop 3.10 (proof), Cor 3.11",
     section="3.A.2",
@@ -364,7 +359,7 @@ aa = Claim(
             Param.float("C", 1.0, 0.0, 100.0, "constant of hypotheses (i)-(ii)", low_open=True),
             Param.int("p_dim", 3, 1, 16, "dimension p of the weights"),
             Param.int("pairs", 5000, 10, 10**6, "number of (s, t, s', t') pairs"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Families meeting (i) ||Z_{k+1} - Z_k|| <= C/L and (ii) ||Z_k|| <= C, ||dZ_k/dt|| <= C (b = C, as the proof "
           "assumes w.l.o.g.): Z_k(t) = cos(t) W_k with W_k a walk from 0 with steps of norm exactly C/L (half of the "
           "draws aligned, the extremal case).  Pairs: random, plus s, s' straddling a grid point (1e-9 apart) where "
@@ -421,7 +416,6 @@ def _(p):
 # T3.6: cited Lemmas 3.19 / 3.20
 ode = Claim(
     id="sander.cited_ode_lemmas",
-    document="sander",
     title="Lemmas 3.19 (Picard-Lindelof) and 3.20 (Caratheodory): a linear-growth field gives a global solution with ||U(t)|| <= ||U(0)|| e^{Ct}",
     label="Lemmas 3.19, 3.20",
     section="3.C",
@@ -434,7 +428,7 @@ ode = Claim(
             Param.float("T", 3.0, 0.0, 20.0, "horizon", low_open=True),
             Param.int("pieces", 7, 1, 100, "number of pieces of the (discontinuous in time) field"),
             Param.float("u0", 1.0, 0.0, 100.0, "norm of U(0) (random direction)", low_open=True),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
+            Param.seed("seed")],
     notes="Cited textbook results (registered as heuristic: nothing of the thesis to refute).  Checked consequence "
           "used by Prop 3.8/3.9: for g(U, r) = C tanh(A(r) U) with ||A(r)||_2 <= 1 piecewise constant in r (a "
           "Caratheodory field, discontinuous in time), the solution exists on [0, T] and obeys the Gronwall bound "
@@ -484,7 +478,6 @@ def _(p):
 # P3.4: Lemma 3.22, order of the limits t -> oo, L -> oo
 mo = Claim(
     id="sander.limit_order",
-    document="sander",
     title="Lemma 3.22 (Moore-Osgood): under uniform convergence in t and in L the limits t -> oo and L -> oo commute",
     label="Lemma 3.22; Thm 3.7 discussion (l.1755)",
     section="3.4.2, 3.C",
@@ -562,7 +555,6 @@ def _(p):
 # T3.9: (3.55) through Mehler's formula
 meh = Claim(
     id="sander.mehler_lower_bound",
-    document="sander",
     title="(3.55): lambda_min(E[M|X]) >= m eta_r^2 / 8 for unit data in the regime d >> n^{2/r} (Mehler's formula)",
     label="Lemma 3.24 (proof), (3.55)",
     section="3.C",
@@ -573,7 +565,7 @@ meh = Claim(
     params=[Param.int("d", 16, 1, 256, "input dimension"),
             Param.int("n", 64, 2, 200, "number of unit columns of X"),
             Param.int("r", 3, 2, 9, "Hermite order r"),
-            Param.int("seed", 1, 0, 2**32 - 1, "seed of X", search=(0, 10_000))],
+            Param.seed("seed of X", 1)],
     notes="sigma = tanh.  E[M|X]/m = K with K_ij = E_{w ~ N(0, I_d)} tanh(w.x_i) tanh(w.x_j) = sum_r eta_r^2 <x_i, x_j>^r "
           "(Mehler, eta_r the normalised Hermite coefficients).  K is computed by 2D Gauss-Hermite quadrature (60 "
           "nodes per axis; error estimated as 10 x its difference from 80 nodes) and compared with the 80-term Mehler "
@@ -655,7 +647,6 @@ def _(p):
 # E13: the prefactor n of the matrix Chernoff term (l.2572) and the 2C typo (l.2750)
 pref = Claim(
     id="sander.chernoff_prefactor",
-    document="sander",
     title="Proof of Prop 3.6 (l.2572): the matrix-Chernoff failure term needs the dimension prefactor n",
     label="Prop 3.6 (proof, l.2572), Lemma 3.24 (l.2750)",
     section="3.B.5, 3.C",
@@ -714,7 +705,6 @@ def _(p):
 # T3.10 / E17: Remark 3.17's '2/r >= eps'
 r317 = Claim(
     id="sander.remark317_direction",
-    document="sander",
     title="Remark 3.17: to reach eps + 2n^2 exp(-d/(2 v_x n^eps)) one needs 2/r <= eps (printed 2/r >= eps)",
     label="Remark 3.17",
     section="3.B.5",
@@ -763,7 +753,6 @@ def _(p):
 # E15: Remark 3.18, 'C does not depend on m'
 r318 = Claim(
     id="sander.remark318_m_dependence",
-    document="sander",
     title="Remark 3.18: the constant C of Thm 3.7 depends on m through K_1 = sup_{||z|| <= M_Z} ||d_1 f(h, z)||",
     label="Remark 3.18 (with Prop 3.9's K)",
     section="3.B.6",
@@ -776,7 +765,7 @@ r318 = Claim(
     params=[Param.int("q", 16, 1, 512, "hidden dimension q", search=(1, 64)),
             Param.int("m", 32, 1, 4096, "width m", search=(1, 512)),
             Param.float("M", 2.6e-4, 0.0, 10.0, "radius M of Prop 3.9 (Th 3.7: c3/sqrt(nq))"),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of W_init", search=(0, 10_000))],
+            Param.seed("seed of W_init")],
     notes="E15, gap (Thm 3.7 itself is unaffected: C is just not m-free).  M_Z = ||Z_init|| + M with V_init = 0 and "
           "W_init ~ N(0,1)^{m x q} (||W_init||_F ~ sqrt(qm)).  Witness in the ball ||V||_F + ||W||_F <= M_Z: V = (M_Z/2) "
           "u e_1^T, W = (M_Z/2) e_1 v^T and h orthogonal to v, so d_1 f = V diag(tanh'(Wh)) W = (M_Z/2)^2 u v^T, "
@@ -829,7 +818,6 @@ def _(p):
 # E17: Lemma 3.23's proof step, and the list of cosmetic typos
 typo = Claim(
     id="sander.lemma323_proof_step",
-    document="sander",
     title="Proof of Lemma 3.23 (l.2702): '2 sqrt(qm) x' should read 2 sqrt(qm x); E17 list of typos",
     label="Lemma 3.23 (proof); E17",
     section="3.C",
@@ -900,7 +888,6 @@ def _(p):
 # E20: the scope of the Sec 3.5.1 experiments
 scope = Claim(
     id="sander.experiments_scope",
-    document="sander",
     title="Sec 3.5.1 experiments lie outside Prop 3.6 / Thm 3.7 (GELU unbounded, q = d = d', A and B frozen)",
     label="Sec 3.5.1 vs Prop 3.6, Thm 3.7",
     section="3.5.1",
@@ -925,7 +912,6 @@ scope = Claim(
 # L7: Lemma 2.6 (compactness of psi_N on [0, 1] x R_+)
 l26 = Claim(
     id="sander.lemma26_compactness",
-    document="sander",
     title="Lemma 2.6: psi_N(s, t) = theta_{ceil(Ns)}(t) is equi-Lipschitz in s uniformly in t, with an integrable time derivative",
     label="Lemma 2.6",
     section="2.3.2, App 2.A.3",
@@ -935,7 +921,7 @@ l26 = Claim(
               r"\ \|\dot	heta_n\|\le\sqrt{2eM\ell_0}e^{-mt/e}",
     status="holds",
     params=[Param.int("N", 4, 2, 32, "smallest depth (N and 2N are trained)", search=(2, 6)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of psi_init and B", search=(0, 10_000)),
+            Param.seed("seed of psi_init and B"),
             Param.float("T", 12.0, 0.1, 100.0, "time horizon"),
             Param.choice("init", "smooth", ["smooth", "iid"], "theta_n(0) = psi_init(n/N) or i.i.d. (falsifier)")],
     notes="Checked through the two hypotheses of the Arzela-Ascoli argument (the limit itself is sander.linear_depth_limit): "

@@ -28,7 +28,6 @@ from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.sander.incontext import _closed_loss, _eta_star, _loss_aug, _torus, _torus_orth, _loss_plain
 
 EPS = float(np.finfo(float).eps)
-DOC = "sander"
 
 
 # ===========================================================================
@@ -68,7 +67,6 @@ def _kl_newton(K0, max_iter=200):
 
 kl = Claim(
     id="sander.sinkhorn_kl_projection",
-    document=DOC,
     title="Sinkhorn(C) is the KL projection of e^C onto the doubly stochastic matrices",
     label="Prop 5.1 (proof)",
     section="5.A.1",
@@ -80,7 +78,7 @@ kl = Claim(
     params=[
         Param.int("n", 4, 2, 7, "matrix size", search=(2, 6)),
         Param.float("scale", 2.0, 0.1, 4.0, "C entries uniform in [-scale, scale]", search=(0.1, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C", search=(0, 10_000)),
+        Param.seed("seed of C"),
     ],
     notes="The variational formula the proof of Prop 5.1 uses, checked against an independent primal solver: "
           "damped Newton on KL(K|e^C) restricted to the affine set, in (n-1)^2 tangent coordinates, from the uniform "
@@ -170,7 +168,6 @@ def _rnn_loss(A, B, s1, lam, T, W_dependent=False):
 
 rnn = Claim(
     id="sander.incontext_rnn_remark",
-    document=DOC,
     title="Remark 2 formalised: a linear RNN with context-independent (A, B) has expected error >= |s_1|^2 at every t",
     label="Remark 2",
     section="6.3",
@@ -182,7 +179,7 @@ rnn = Claim(
         Param.int("d", 2, 1, 3, "dimension", search=(1, 3)),
         Param.int("T", 4, 1, 7, "horizon (t = 1..T)", search=(1, 6)),
         Param.float("scale", 1.0, 0.0, 3.0, "scale of the random A, B (entries N(0, scale^2/d))", search=(0.0, 2.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A, B, s_1", search=(0, 10_000)),
+        Param.seed("seed of A, B, s_1"),
     ],
     notes="The remark is informal (catalogue [H]); this is one precise reading. For W = diag(lambda), lambda uniform "
           "on the torus (unitary commuting contexts, Assumption 6.2), y_t is a polynomial of degree <= t-1 in "
@@ -249,7 +246,6 @@ def _pos_tokens(S, beta):
 
 pos = Claim(
     id="sander.incontext_positional_heads",
-    document=DOC,
     title="Two positional-softmax heads produce e_t = (0, s_t, s_{t-1}) to any precision for t >= 2; at t = 1 the "
           "s_0 slot receives s_1",
     label="Lemma 6.3",
@@ -262,7 +258,7 @@ pos = Claim(
         Param.int("T", 8, 2, 30, "sequence length", search=(2, 20)),
         Param.int("d", 2, 1, 6, "token dimension", search=(1, 5)),
         Param.float("delta", 1e-6, 1e-12, 0.5, "target precision (beta is chosen from it)", search=(1e-12, 0.1)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of s_1..s_T (N(0, 1))", search=(0, 10_000)),
+        Param.seed("seed of s_1..s_T (N(0, 1))"),
     ],
     notes="Proof construction (l.4347-4361): P^1_{t,t'} = beta [t'=t], P^2_{t,t'} = beta [t'=t-1], causal mask. "
           "Error at t >= 2 per head <= (t-1)/(e^beta + t-1) * max|s_t' - s_t| <= (T-1) e^-beta 2 max|s|, so beta = "
@@ -330,7 +326,6 @@ def _l66_closed(Ah, Bh, P_row, lam, T):
 
 l66 = Claim(
     id="sander.incontext_lemma66",
-    document=DOC,
     title="Output of the diagonal multi-head model (6.6) on e_t = lambda^(t-1): sum_t P_{T-1,t} [B^T A] lambda^(t-T+1) o "
           "lambda^(t-1)",
     label="Lemma 6.6",
@@ -343,7 +338,7 @@ l66 = Claim(
         Param.int("d", 3, 1, 6, "dimension", search=(1, 5)),
         Param.int("H", 2, 1, 6, "number of heads", search=(1, 5)),
         Param.int("T", 5, 2, 10, "sequence length", search=(2, 9)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of A, B (N(0,1)), P (N(0,1)) and 16 random contexts", search=(0, 10_000)),
+        Param.seed("seed of A, B (N(0,1)), P (N(0,1)) and 16 random contexts"),
     ],
     notes="Direct evaluation of (6.6) with the hermitian product of l.4343 (<a|b> = b^* a, decision A2), diagonal "
           "A^h = diag(a_h), B^h = diag(b_h), against the closed form, on 16 random unitary contexts. The "
@@ -388,7 +383,6 @@ def _(p):
 # Prop 6.4 proof: s_{t-1}^T should be s_{t-1}^*
 gdt = Claim(
     id="sander.incontext_gd_step_hermitian",
-    document=DOC,
     title="Proof of Prop 6.4: the model output is eta sum_t s_t s_{t-1}^* s_T (hermitian), not s_{t-1}^T",
     label="Prop 6.4 (proof)",
     section="6.A.2",
@@ -401,7 +395,7 @@ gdt = Claim(
         Param.int("d", 2, 1, 4, "dimension", search=(1, 4)),
         Param.int("T", 4, 2, 8, "sequence length", search=(2, 8)),
         Param.float("eta", 0.3, 0.01, 2.0, "step size eta = B_1 scale", search=(0.05, 1.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the unitary context and the complex s_1", search=(0, 10_000)),
+        Param.seed("seed of the unitary context and the complex s_1"),
     ],
     notes="Catalogue minor erratum (l.4369). The output of (6.4) with A_3 = I, B_1 = eta I is computed directly "
           "with the hermitian product; -grad_W L(0) for L = 1/2 sum_{t=1}^{T-1} |s_{t+1} - W s_t|^2 (complex W) by "
@@ -470,7 +464,6 @@ def _multistart(d, Tmax, s0, starts, seed):
 
 ms = Claim(
     id="sander.incontext_global_minimum",
-    document=DOC,
     title="Prop 6.5's optimum is global: multi-start BFGS over (a_1..b_2) finds loss* = d sum_T(eta*^2 K_T - 2 eta* T + 1)",
     label="Prop 6.5 / 6.14",
     section="6.4, 6.A.3",
@@ -484,7 +477,7 @@ ms = Claim(
         Param.int("Tmax", 3, 2, 5, "largest context length", search=(2, 4)),
         Param.int("starts", 4, 1, 24, "number of random starts in [-1, 1]^6"),
         Param.choice("s0", "inverse", ("inverse", "zero"), "convention for s_0 (A1): W^{-1}s_1 or 0"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the starts", search=(0, 1000)),
+        Param.seed("seed of the starts", search=(0, 1000)),
     ],
     notes="The catalogue's BFGS check (ch6.py, 12 starts) on the exact expected loss (Laurent-monomial quadrature, "
           "sander.incontext's enumerator). Global minimality cannot be proved by sampling; this certifies that no "
@@ -544,7 +537,6 @@ def _(p):
 # Prop 7.5 proof, l.5105: max should be min
 mm = Claim(
     id="sander.topk_isotonic_min",
-    document=DOC,
     title="Proof of Prop 7.5: f_{phi,R}(x, w) = MIN over v_1 >= ... >= v_n of R*(x_sigma - v) + <phi(v), w> (printed max)",
     label="Prop 7.5 (proof)",
     section="7.A.5",
@@ -559,7 +551,7 @@ mm = Claim(
         Param.int("n", 4, 2, 6, "input size", search=(2, 6)),
         Param.int("k", 2, 1, 5, "w = 1_k", search=(1, 5)),
         Param.float("lam", 1.0, 0.05, 3.0, "lambda of R = (lam/2)|.|^2", search=(0.1, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x (uniform in [-5, 5])", search=(0, 10_000)),
+        Param.seed("seed of x (uniform in [-5, 5])"),
     ],
     validate=lambda p: _check_k(p),
     notes="Catalogue minor erratum (l.5105). phi = id (the mask), p = 2. Corrected: min over u in R^n equals the "
@@ -654,7 +646,6 @@ def _conj_sup(z, p, Y):
 
 pr = Claim(
     id="sander.topk_jacobian_p_range",
-    document=DOC,
     title="Prop 7.8 needs p > 1 (printed p > 0): for p < 1 the conjugate of |y|^p/p is +inf, not |z|^q/q",
     label="Prop 7.8 (hypothesis)",
     section="7.4",
@@ -667,7 +658,7 @@ pr = Claim(
     params=[
         Param.float("p", 4 / 3, 0.1, 4.0, "exponent p of R", search=(1.05, 4.0)),
         Param.float("z", 0.7, -3.0, 3.0, "conjugate argument z (nonzero)", search=(-3.0, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the block values s (phi = id, one block)", search=(0, 10_000)),
+        Param.seed("seed of the block values s (phi = id, one block)"),
     ],
     validate=lambda p: _check_z(p),
     notes="Catalogue minor erratum (Prop 7.8, 'p > 0' should read p > 1). The proof (7.A.7) differentiates the "
@@ -774,7 +765,6 @@ def _persp_min(y, w, literal=False):
 
 wn = Claim(
     id="sander.topk_conjugate_weights",
-    document=DOC,
     title="Prop 7.3 for general w >= 0 (n = 2, phi = x^2/2), and the role of w >= 0 (perspective with z_i < 0)",
     label="Prop 7.3",
     section="7.3",
@@ -848,7 +838,6 @@ def _fig73_fracs(m, lam=0.3):
 
 fig73 = Claim(
     id="sander.topk_fig73_zero_area",
-    document=DOC,
     title="Fig 7.3: the relaxed top-2 magnitude operators are exactly 0 near the origin (zero-area fractions)",
     label="Fig 7.3",
     section="7.3",
@@ -895,7 +884,6 @@ def _(p):
 # Registered, not reproduced
 colsum = Claim(
     id="sander.sinkformer_column_sums_training",
-    document=DOC,
     title="Fig 5.2: column sums of SoftMax attention approach 1 during Transformer training",
     label="Fig 5.2",
     section="5.2",
@@ -914,7 +902,6 @@ colsum = Claim(
 
 prune = Claim(
     id="sander.topk_pruning_toy",
-    document=DOC,
     title="Fig 7.5 at toy scale (R7.a): magnitude pruning to 10% density with relaxed top-k",
     label="Fig 7.5",
     section="7.5.1",
@@ -960,7 +947,6 @@ _T51 = {"Set Transformer": (87.8, 86.3, 85.8, 84.7), "Set Sinkformer": (89.1, 88
 
 t51 = Claim(
     id="sander.sinkformer_table51_consistency",
-    document=DOC,
     title="Table 5.1's best/median/mean/worst of 4 runs are mutually consistent only for some rows",
     label="Table 5.1",
     section="5.6.1",
@@ -1040,7 +1026,6 @@ def _fig63_train(kind, d, H, Tmax, seed, maxiter):
 
 fig63 = Claim(
     id="sander.incontext_fig63_cpu",
-    document=DOC,
     title="Fig 6.3 at CPU scale: training (6.6) reaches the zero-loss sets of Props 6.7 (unitary, H = d) and 6.11 "
           "(orthogonal, delta < H < d: rank-delta B^T A with P_{T-1,T-1}/P_{T-1,T} = -1/2)",
     label="Fig 6.3",

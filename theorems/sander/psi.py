@@ -70,7 +70,6 @@ def _critical_points(k, n):
 # 1. HEADLINE: the threshold lambda_eps = min Psi_eps(R) = min G_eps
 claim = Claim(
     id="sander.psi_eps_range",
-    document="sander",
     title="Psi_eps(R) = [lambda_eps, +inf) with lambda_eps = min_alpha G_eps(alpha)",
     label="Prop 4.3 / Thm 4.4 threshold (L4.0)",
     section="4.4.3, 4.A.3",
@@ -85,7 +84,7 @@ claim = Claim(
                     low_open=True, search=(1e-3, 1e3)),
         Param.int("d", 4, 1, 12, "size of the real-spectrum test matrices theta pushed through psi_eps",
                   search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the test matrices", search=(0, 10_000)),
+        Param.seed("seed of the test matrices"),
     ],
     notes="lambda_eps by Brent + Newton on the scaled numerator of G'_eps (float64), mpmath Newton "
           "(40 digits), and a python-flint interval-Newton enclosure; the arb certificate "
@@ -419,7 +418,6 @@ def _validate_theta(p):
 
 claim_sol = Claim(
     id="sander.psi_linear_solution",
-    document="sander",
     title="Solution of the linear second-order model (4.7): x(1) = Psi_eps(theta) x0",
     label="Prop 4.3",
     section="4.4.3, 4.A.2",
@@ -433,7 +431,7 @@ claim_sol = Claim(
         Param.float("eps", 0.3, 0.0, 1000.0, "eps > 0 (0.5 hides the 1/(2eps) falsifier)", low_open=True,
                     search=(0.05, 10.0)),
         Param.int("d", 3, 1, 8, "size of theta", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of theta", search=(0, 10_000)),
+        Param.seed("seed of theta"),
         Param.float("scale", 1.0, 0.0, 10.0, "theta has i.i.d. N(0, scale^2) entries", low_open=True, search=(0.1, 3.0)),
         Param.matrix("theta", None, "your own real square theta (overrides d, seed, scale)"),
     ],
@@ -553,7 +551,6 @@ def sol_falsifier(p):
 # 3. eps -> 0: Psi_eps(theta) -> exp(theta), error O(eps)
 claim_lim = Claim(
     id="sander.psi_first_order_limit",
-    document="sander",
     title="Psi_eps(theta) -> exp(theta) as eps -> 0, with error O(eps)",
     label="Prop 4.3 remark (l.3014)",
     section="4.4.3",
@@ -563,7 +560,7 @@ claim_lim = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 8, "size of theta", search=(1, 5)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of theta", search=(0, 10_000)),
+        Param.seed("seed of theta"),
         Param.float("scale", 1.0, 0.0, 3.0, "theta has i.i.d. N(0, scale^2) entries", low_open=True, search=(0.2, 2.0)),
         Param.float("eps_min", 1e-4, 1e-6, 1e-2, "smallest eps of the decades 1e-1, 1e-2, ..., eps_min"),
     ],
@@ -650,7 +647,6 @@ def lim_reproduction(p):
 # 4. Lemma 4.5: f_eps is surjective on C
 claim_sur = Claim(
     id="sander.f_eps_surjective",
-    document="sander",
     title="The entire function f_eps is surjective on C",
     label="Lemma 4.5",
     section="4.A.3.1",
@@ -660,7 +656,7 @@ claim_sur = Claim(
     status="holds",
     params=[
         Param.float("eps", 1.0, 0.0, 1000.0, "eps > 0", low_open=True, search=(0.05, 20.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the targets w", search=(0, 10_000)),
+        Param.seed("seed of the targets w"),
         Param.float("radius", 5.0, 0.0, 1000.0, "targets w uniform in the box [-radius, radius]^2", low_open=True),
         Param.int("n_targets", 6, 1, 50, "number of random targets (plus the fixture w = -0.8)"),
     ],
@@ -800,7 +796,6 @@ def sur_falsifier(p):
 # 5. Lemma 4.6 (erratum E4.1): f'_eps(z) != 0 off the real axis
 claim_zero = Claim(
     id="sander.f_eps_prime_zeros",
-    document="sander",
     title="f'_eps has no non-real zeros (Lemma 4.6; printed G_eps misses 1/z)",
     label="Lemma 4.6",
     section="4.A.3.3",
@@ -955,7 +950,6 @@ def zeros_negative_kappa(p):
 # 6. Culver: exp(R^{dxd}) = {M^2 : M in GL_d(R)}; diagonalisable criterion
 claim_cul = Claim(
     id="sander.culver_exp_range",
-    document="sander",
     title="Range of the real matrix exponential (Culver 1966; Andrica-Rohan 2010)",
     label="Culver Thm 1 (quoted, l.3018; general form l.3291-3293)",
     section="4.4.3, 4.A.3.4",
@@ -966,7 +960,7 @@ claim_cul = Claim(
     status="holds",
     params=[
         Param.int("d", 4, 2, 10, "size of D", search=(2, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the instance", search=(0, 10_000)),
+        Param.seed("seed of the instance"),
         Param.int("neg_pairs", 1, 0, 5, "number of repeated negative eigenvalues (-a, -a)", search=(0, 2)),
         Param.matrix("D", None, "your own real diagonalisable D (overrides d, seed, neg_pairs)"),
     ],

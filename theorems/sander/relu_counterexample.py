@@ -23,7 +23,6 @@ EPS = float(np.finfo(float).eps)
 
 relu = Claim(
     id="sander.relu_counterexample",
-    document="sander",
     title="ReLU breaks smoothness in depth: alternating init, odd layers frozen, even layers -> w* >= 2 log C",
     label="App. 3.D",
     section="3.D",
@@ -200,7 +199,6 @@ def _exp_run(L, n, d, m, act, init, T, eta, seed, every=0):
 
 fig31 = Claim(
     id="sander.fig31_large_depth",
-    document="sander",
     title="Fig 3.1: 1/L decay of max_{k,t} |Z_k - Z_{k+1}|_F and uniform convergence of Z^L (n=100, d=16, m=32, GELU)",
     label="Fig 3.1",
     section="3.5.1, 3.E",
@@ -239,7 +237,6 @@ def _(p):
 
 table31 = Claim(
     id="sander.table31_synthetic",
-    document="sander",
     title="Table 3.1 (synthetic analogue): smooth trained weights need a smooth activation and a tied initialisation",
     label="Table 3.1 (message), Sec 3.5.2",
     section="3.5.2",
@@ -277,7 +274,6 @@ def _(p):
 
 cifar = Claim(
     id="sander.table31_cifar",
-    document="sander",
     title="Table 3.1: CIFAR-10 accuracies of depth-256 conv ResNets by activation and initialisation",
     label="Table 3.1",
     section="3.5.2, 3.E",
@@ -299,7 +295,6 @@ cifar = Claim(
 
 fig32 = Claim(
     id="sander.fig32_long_time",
-    document="sander",
     title="Fig 3.2 / Thm 3.7: long training keeps Lipschitz-in-depth weights while the loss decreases towards 0",
     label="Fig 3.2, Thm 3.7 (empirical)",
     section="3.5.1, 3.4.2",

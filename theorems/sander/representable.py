@@ -741,7 +741,6 @@ def _validate(p):
 
 claim = Claim(
     id="sander.representable",
-    document="sander",
     title="Which linear maps the momentum (second-order) linear model represents: decision and construction",
     label="Thm 4.4, Thm 4.7",
     section="4.4.3, 4.A.3",
@@ -755,7 +754,7 @@ claim = Claim(
         Param.matrix("D", None, "the real square matrix to decide (nested lists); drawn from kind/d/seed when omitted"),
         Param.float("eps", 1.0, 0.01, 100.0, "eps = 1/(1 - gamma) > 0", search=(0.2, 5.0)),
         Param.int("d", 4, 1, 8, "dimension of a drawn D", search=(1, 6)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the drawn D", search=(0, 10_000)),
+        Param.seed("seed of the drawn D"),
         Param.choice("kind", "representable", ["representable", "paired_jordan", "unpaired", "scaled"],
                      "drawn D: Psi_eps(theta0) with a paired real eigenvalue below lambda_eps (representable), "
                      "with J_2(lambda)+J_2(lambda) (paired_jordan, d >= 4), a single real eigenvalue below "
@@ -921,27 +920,24 @@ def _paired_below(w, thr, strict=True):
     return bool(ok)
 
 
-@claim.falsifier("threshold_zero", search=("seed",), fixed={"d": 2})
-def threshold_zero(p):
-    """Culver's first-order (exp) criterion, i.e. threshold 0 instead of lambda_eps: 'nonsingular, and negative
-    eigenvalues paired'.  A single eigenvalue in (lambda_eps, 0) is representable (theta constructed)."""
-    return _wrong_rule(p, "threshold_zero",
-                       lambda w, lam: bool(np.min(np.abs(w)) > 0 and _paired_below(w, 0.0)))
-
-
-@claim.falsifier("threshold_minus_one", search=("seed",), fixed={"d": 2})
-def threshold_minus_one(p):
-    """Threshold -1 (the bound lambda > -1 of Props 4.10/4.11 for x -> lambda x with free eps) instead of
-    lambda_eps: a single eigenvalue in (-1, lambda_eps) is NOT representable at fixed eps."""
-    return _wrong_rule(p, "threshold_minus_one", lambda w, lam: _paired_below(w, -1.0))
-
-
-@claim.falsifier("no_pairing", search=("seed",), fixed={"d": 3})
-def no_pairing(p):
-    """Ignoring the pairing clause ('every real eigenvalue >= lambda_eps'): a double eigenvalue below
-    lambda_eps is representable through a conjugate pair of non-real preimages."""
-    return _wrong_rule(p, "no_pairing",
-                       lambda w, lam: bool(np.all(_real_eigs(w, np.max(np.abs(w))) >= lam)))
+@claim.falsifier({
+    "threshold_zero": "Culver's first-order (exp) criterion, i.e. threshold 0 instead of lambda_eps: 'nonsingular, "
+                      "and negative eigenvalues paired'.  A single eigenvalue in (lambda_eps, 0) is representable "
+                      "(theta constructed).",
+    "threshold_minus_one": "Threshold -1 (the bound lambda > -1 of Props 4.10/4.11 for x -> lambda x with free eps) "
+                           "instead of lambda_eps: a single eigenvalue in (-1, lambda_eps) is NOT representable at "
+                           "fixed eps.",
+    "no_pairing": {"description": "Ignoring the pairing clause ('every real eigenvalue >= lambda_eps'): a double "
+                                  "eigenvalue below lambda_eps is representable through a conjugate pair of "
+                                  "non-real preimages.",
+                   "fixed": {"d": 3}},
+}, search=("seed",), fixed={"d": 2})
+def _(p, variant):
+    return _wrong_rule(p, variant, {
+        "threshold_zero": lambda w, lam: bool(np.min(np.abs(w)) > 0 and _paired_below(w, 0.0)),
+        "threshold_minus_one": lambda w, lam: _paired_below(w, -1.0),
+        "no_pairing": lambda w, lam: bool(np.all(_real_eigs(w, np.max(np.abs(w))) >= lam)),
+    }[variant])
 
 
 @claim.falsifier("proof_step_realness", search=("seed",))
@@ -1016,7 +1012,6 @@ def _threshold_data(eps: float):
 
 jordan = Claim(
     id="sander.representable_jordan",
-    document="sander",
     title="Thm 4.7 (Jordan case): one-sided conditions, and the exact rule at lambda_eps (gap G4.1)",
     label="Thm 4.7",
     section="4.A.3.4",
@@ -1034,7 +1029,7 @@ jordan = Claim(
     params=[
         Param.float("eps", 1.0, 0.1, 20.0, "eps = 1/(1 - gamma); below ~0.1 f''(x_eps) is too small for float64 rank decisions", search=(0.3, 3.0)),
         Param.int("m_max", 5, 1, 6, "largest Jordan block J_m(x_eps) whose image is tested"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the random real similarity S (X = S J S^-1)", search=(0, 10_000)),
+        Param.seed("seed of the random real similarity S (X = S J S^-1)"),
     ],
     notes="Status gap (catalogue G4.1): the printed theorem is two one-sided implications, both true; the "
           "numeric check certifies the mechanism that decides the blocks at lambda_eps: f'(x_eps) = 0 < f''(x_eps), "
@@ -1207,7 +1202,6 @@ def jordan_fixture(p):
 # Proposition 4.15
 prop415 = Claim(
     id="sander.first_order_nonrepresentable",
-    document="sander",
     title="diag(-1, -lambda) (lambda > 0, lambda != 1) is in GL_2^+ but not a square, nor a first-order time-1 map",
     label="Prop 4.15",
     section="4.B.7",

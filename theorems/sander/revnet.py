@@ -158,8 +158,7 @@ AB_PARAMS = [
     Param.matrix("A", None, "D phi(x*) in R^(d x d); drawn from d and seed when omitted"),
     Param.matrix("B", None, "D psi(v*) in R^(d x d); drawn from d and seed when omitted"),
     Param.int("d", 3, 1, MAX_D, "width (ignored when A or B is given)", search=(1, 5)),
-    Param.int("seed", 0, 0, 2**32 - 1, "seed of the drawn A, B (Gaussian entries, scales U(0.01, 3))",
-              search=(0, 100_000)),
+    Param.seed("seed of the drawn A, B (Gaussian entries, scales U(0.01, 3))", search=(0, 100_000)),
 ]
 
 
@@ -167,7 +166,6 @@ AB_PARAMS = [
 # 1. Prop 4.1 (headline)
 revnet = Claim(
     id="sander.revnet_instability",
-    document="sander",
     title="A tied RevNet fixed point has a Jacobian eigenvalue |λ| ≥ 1, λ ≠ 1",
     label="Prop 4.1",
     section="4.3.3, 4.A.0",
@@ -355,7 +353,6 @@ def _(p):
 # 2. E4.4: the consequence drawn from Prop 4.1
 stab = Claim(
     id="sander.revnet_not_asymptotically_stable",
-    document="sander",
     title="Consequence of Prop 4.1: a tied RevNet fixed point cannot be asymptotically stable",
     label="Prop 4.1 (consequence)",
     section="4.3.3, 4.5.3",
@@ -528,7 +525,6 @@ def _(p):
 # 3. Remark after Prop 4.1: the continuous counterpart
 cont = Claim(
     id="sander.revnet_continuous_spectrum",
-    document="sander",
     title="Continuous RevNet: Sp [[0,A],[B,0]] = ±sqrt(Sp AB), so not all eigenvalues have Re < 0",
     label="Remark after Prop 4.1",
     section="4.3.3",
@@ -607,7 +603,6 @@ def _ivp(rhs, y0, T, rtol, atol, **kw):
 
 nonhomeo = Claim(
     id="sander.second_order_non_homeomorphism",
-    document="sander",
     title="phi_t(x0) = x0 e^{-t/2} cos(t/2) solves x'' + x' = -x/2; all trajectories meet at t = pi",
     label="§4.4.2 example",
     section="4.4.2",
@@ -711,7 +706,6 @@ def _second_order_time1(f, x0, v0, eps, rtol):
 
 nonuni = Claim(
     id="sander.nonuniversality_v0_zero",
-    document="sander",
     title="d = 1, v0 = 0, autonomous: h with h(x0) <= -x0 and x0 <= h(-x0) is not representable (nor x -> λx, λ <= -1)",
     label="Prop 4.10",
     section="4.B.3",
@@ -720,8 +714,7 @@ nonuni = Claim(
     statement=r"\varepsilon\ddot x+\dot x=f(x),\ (x,\dot x)(0)=(x_0,0),\ d=1:\ \nexists x_0>0:\ "
               r"\varphi_1(x_0)\le-x_0\ \wedge\ x_0\le\varphi_1(-x_0)",
     status="holds",
-    params=[Param.int("seed", 0, 0, 2**32 - 1, "seed of f(x) = sum_i a_i tanh(w_i x + b_i) (6 units)",
-                      search=(0, 100_000)),
+    params=[Param.seed("seed of f(x) = sum_i a_i tanh(w_i x + b_i) (6 units)", search=(0, 100_000)),
             Param.float("eps", 1.0, 0.0, 20.0, "epsilon = 1/(1-gamma)", low_open=True, search=(0.1, 5.0)),
             Param.float("x0", 1.0, 0.0, 10.0, "the point x0 > 0", low_open=True, search=(0.1, 3.0))],
     notes="Checked on random autonomous f: the margin max(phi_1(x0) + x0, x0 - phi_1(-x0)) is > 0, and the proof's "
@@ -842,7 +835,6 @@ def _time1_linear(k, eps):
 
 lin = Claim(
     id="sander.linear_maps_v0_zero",
-    document="sander",
     title="With v0 = 0, x -> λx (λ > -1) is the time-1 map of a second-order model",
     label="Prop 4.11 (and l.3002)",
     section="4.4.2, 4.B.4",
@@ -937,7 +929,6 @@ def _(p):
 # 7. Prop 4.12 / Lemma 4.13: first-order time-1 maps are isotopic to the identity
 iso = Claim(
     id="sander.first_order_isotopy",
-    document="sander",
     title="Homeomorphisms represented by first-order ODEs are in the identity component (orientation preserving)",
     label="Prop 4.12, Lemma 4.13",
     section="4.4.1, 4.B.5",
@@ -947,8 +938,7 @@ iso = Claim(
               r"\operatorname{Id}_K\text{ in }(C(K),\|\cdot\|_\infty)",
     status="holds",
     params=[Param.int("d", 2, 1, 6, "dimension", search=(1, 3)),
-            Param.int("seed", 0, 0, 2**32 - 1, "seed of f(x) = W2 tanh(W1 x + b) (nonlinear, Lipschitz)",
-                      search=(0, 100_000)),
+            Param.seed("seed of f(x) = W2 tanh(W1 x + b) (nonlinear, Lipschitz)", search=(0, 100_000)),
             Param.int("points", 12, 2, 200, "points of K (drawn in the unit ball)")],
     notes="Analytic statement; what is checkable on instances: (i) the proof's estimate |Phi_{t+h} - Phi_t|_inf <= "
           "h M_f with M_f = sup |f| over the reached set C (Lemma 4.13), on a grid of t; (ii) orientation: det "
@@ -1074,7 +1064,6 @@ def _validate_lin1(p):
 
 lin1 = Claim(
     id="sander.autonomous_time1_linearity",
-    document="sander",
     title="d = 1: an autonomous x' = f(x) whose time-1 map is x -> ax has f linear",
     label="Thm 4.14",
     section="4.B.6",

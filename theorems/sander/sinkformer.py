@@ -21,7 +21,6 @@ from solvers.fd import gradient_with_error
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
-DOC = "sander"
 
 
 def _cost(n, seed, scale):
@@ -50,7 +49,6 @@ def _spectral_gap(K):
 # S5.1  Sinkhorn attention
 attention = Claim(
     id="sander.sinkhorn_attention",
-    document=DOC,
     title="Sinkhorn attention: K^1 = SoftMax(C), odd iterates row-stochastic, limit doubly stochastic",
     label="(5.3)",
     section="5.3",
@@ -61,7 +59,7 @@ attention = Claim(
     status="holds",
     params=[
         Param.int("n", 8, 1, 200, "number of tokens", search=(1, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the logits C", search=(0, 10_000)),
+        Param.seed("seed of the logits C"),
         Param.float("scale", 1.0, 0.0, 8.0, "standard deviation of the logits C_ij", search=(0.0, 4.0)),
         Param.float("tol", 1e-13, 1e-15, 1e-3, "stopping tolerance on the row error of a full iteration"),
         Param.matrix("C", None, "your own logits (n x n); overrides n, seed, scale"),
@@ -139,7 +137,6 @@ def _(p):
 # I5.B / E5.3  log-domain Sinkhorn (5.13)
 logdomain = Claim(
     id="sander.sinkhorn_log_domain",
-    document=DOC,
     title="Log-domain Sinkhorn (5.13): the potentials give K^infinity only after a factor n",
     label="(5.13)",
     section="5.B",
@@ -151,7 +148,7 @@ logdomain = Claim(
     corrected=r"K^\infty=n\,\mathrm{diag}(e^{f^\infty})K^0\mathrm{diag}(e^{g^\infty})\quad(\text{the plan has marginals }1/n)",
     params=[
         Param.int("n", 7, 2, 100, "number of tokens", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the logits", search=(0, 10_000)),
+        Param.seed("seed of the logits"),
         Param.float("scale", 1.0, 0.0, 4.0, "standard deviation of the logits"),
         Param.int("iters", 300, 1, 10_000, "iterations of (5.13) (each an f and a g update)"),
     ],
@@ -201,7 +198,6 @@ def _(p):
 # P5.1  invariance
 invariance = Claim(
     id="sander.sinkhorn_invariance",
-    document=DOC,
     title="Sinkhorn(C) is invariant under C_ij -> C_ij + f_i + g_j",
     label="Prop 5.1",
     section="5.3",
@@ -211,7 +207,7 @@ invariance = Claim(
     status="holds",
     params=[
         Param.int("n", 9, 2, 100, "number of tokens", search=(2, 12)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of C, f, g", search=(0, 10_000)),
+        Param.seed("seed of C, f, g"),
         Param.float("scale", 1.0, 0.0, 4.0, "standard deviation of C", search=(0.1, 3.0)),
         Param.float("shift", 3.0, 0.0, 5.0, "f_i, g_j uniform in [-shift, shift]", search=(0.0, 5.0)),
     ],
@@ -276,7 +272,6 @@ def _(p):
 # S5.2  iteration count (empirical)
 iterations = Claim(
     id="sander.sinkhorn_iterations",
-    document=DOC,
     title="Only a few (3 to 5) Sinkhorn iterations are needed to converge to a doubly stochastic matrix",
     label="l.3676, 3792",
     section="5.3, 5.6.2",
@@ -288,7 +283,7 @@ iterations = Claim(
         Param.int("n", 64, 2, 256, "number of tokens"),
         Param.int("d", 64, 1, 128, "head dimension"),
         Param.float("s", 1.0, 0.0, 4.0, "logit scale: C = s (W_Q x_i)^T W_K x_j / sqrt(d)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed"),
+        Param.seed("seed", search=None),
     ],
     notes="True only for low-temperature logits (catalogue S5.2): the column error after l half-steps decreases "
           "geometrically at a rate set by the spectral gap of K_inf, so the count needed grows with the logit scale. "
@@ -350,7 +345,6 @@ def _(p):
 # N5.1 / E5.4  kernel normalisation
 normalisation = Claim(
     id="sander.sinkformer_kernel_normalisation",
-    document=DOC,
     title="On an empirical measure the continuous kernels are n times the attention matrices",
     label="l.3694",
     section="5.4",
@@ -362,7 +356,7 @@ normalisation = Claim(
     params=[
         Param.int("n", 7, 2, 100, "number of particles", search=(2, 12)),
         Param.int("d", 3, 1, 8, "dimension"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("scale", 2.0, 0.0, 8.0, "max |C_ij|"),
     ],
     notes="E5.4: the iteration (5.5) normalises against mu (int k dmu = 1), so on mu_n the kernels are n K; only "
@@ -413,7 +407,6 @@ def _(p):
 # P5.3  Wasserstein gradients
 wgrad = Claim(
     id="sander.sinkformer_wasserstein_gradient",
-    document=DOC,
     title="Under Assumption 5.2, T^0 and T^inf are Wasserstein gradient fields of F^0 and F^inf",
     label="Prop 5.3",
     section="5.4",
@@ -426,7 +419,7 @@ wgrad = Claim(
     params=[
         Param.int("n", 7, 2, 30, "number of particles", search=(3, 10)),
         Param.int("d", 3, 1, 5, "dimension", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("scale", 3.0, 0.01, 8.0, "max |C_ij| (Sinkhorn conditioning)", search=(0.5, 6.0)),
     ],
     notes="Checked on mu_n with nabla_W F(mu_n)(x_i) = n nabla_{x_i} F(mu_n) (E5.4 normalisation), by central "
@@ -489,23 +482,22 @@ def _(p):
 wgrad.property(over=("n", "d", "seed", "scale"), max_examples=8)
 
 
-@wgrad.falsifier("no_assumption_5_2", search=("seed",))
-def _(p):
-    """Drop Assumption 5.2 (an independent W_V): T^inf is no longer -n grad F^inf."""
-    return _wgrad_outcome(p, assumption=False)
-
-
-@wgrad.falsifier("missing_factor_n", search=("seed",))
-def _(p):
-    """The proof's discrete form (l.3888), nabla_W F^0 = -sum_j K^0_ij W_V x_j, i.e. without the factor n (E5.4)."""
-    return _wgrad_outcome(p, factor_n=False)
+@wgrad.falsifier({
+    "no_assumption_5_2": "Drop Assumption 5.2 (an independent W_V): T^inf is no longer -n grad F^inf.",
+    "missing_factor_n": "The proof's discrete form (l.3888), nabla_W F^0 = -sum_j K^0_ij W_V x_j, i.e. "
+                        "without the factor n (E5.4).",
+}, search=("seed",))
+def _(p, variant):
+    return _wgrad_outcome(p, **{
+        "no_assumption_5_2": dict(assumption=False),
+        "missing_factor_n": dict(factor_n=False),
+    }[variant])
 
 
 # ===========================================================================
 # P5.4  SoftMax is not a Wasserstein gradient
 notgrad = Claim(
     id="sander.softmax_not_gradient",
-    document=DOC,
     title="The SoftMax field T^1 is not a Wasserstein gradient (non-symmetric particle Jacobian)",
     label="Prop 5.4",
     section="5.4",
@@ -516,7 +508,7 @@ notgrad = Claim(
     params=[
         Param.int("n", 7, 2, 20, "number of particles", search=(3, 9)),
         Param.int("d", 3, 1, 4, "dimension", search=(1, 3)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000)),
+        Param.seed("seed"),
         Param.float("scale", 3.0, 0.0, 8.0, "max |C_ij|", search=(0.5, 6.0)),
     ],
     notes="If T^1 were -nabla_W F then on mu_n the particle field x -> (T^1(x_i))_i would be -n nabla of "
@@ -605,7 +597,6 @@ def _heat_instance(p):
 
 heat = Claim(
     id="sander.sinkformer_heat_limit",
-    document=DOC,
     title="Sinkformer PDE: the rescaled Sinkhorn field tends to -grad(rho)/(2 rho), i.e. the heat equation d_t rho = "
           "Laplacian(rho)/2",
     label="Thm 5.5",
@@ -619,7 +610,7 @@ heat = Claim(
               r"\ \overset{W_V=-W_Q^\top W_K}{=}\ -\frac{\nabla\rho}{2\rho},\quad \partial_t\rho=\tfrac12\Delta\rho",
     params=[
         Param.int("d", 3, 1, 8, "dimension", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of M = W_Q^T W_K, Sigma, x", search=(0, 10_000)),
+        Param.seed("seed of M = W_Q^T W_K, Sigma, x"),
         Param.float("eps", 1e-3, 0.0, 0.1, "bandwidth epsilon", low_open=True, search=(1e-5, 1e-2)),
         Param.float("cond", 4.0, 1.0, 100.0, "condition number bound of M and Sigma"),
         Param.choice("wv", "assumption", ["assumption", "random"],
@@ -764,7 +755,6 @@ def _l2_instance(p):
 
 transformer = Claim(
     id="sander.transformer_l2_pde",
-    document=DOC,
     title="Transformer (L2-SoftMax) PDE: the limit field carries W_K^{-T}, not W_K^{-1}",
     label="Prop 5.6",
     section="5.5",
@@ -777,7 +767,7 @@ transformer = Claim(
               r"\ \text{(and (5.9) with the same transpose)}",
     params=[
         Param.int("d", 3, 1, 8, "dimension (d >= 2 to see the transpose)", search=(2, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of W_K (cond < 50, non-normal), S_0, Sigma, x", search=(0, 10_000)),
+        Param.seed("seed of W_K (cond < 50, non-normal), S_0, Sigma, x"),
         Param.float("eps", 1e-4, 0.0, 0.1, "bandwidth", low_open=True, search=(1e-6, 1e-2)),
     ],
     notes="E5.2. W_Q = S_0 W_K with S_0 SPD realises Assumption 5.2; then W_Q W_K^-1 is symmetric but W_K^-1 W_Q "
@@ -857,7 +847,6 @@ def _(p):
 # E5.5  Table 5.1
 table51 = Claim(
     id="sander.sinkformer_table51",
-    document=DOC,
     title="Table 5.1 (ModelNet 40, 4 runs): best/median/mean/worst are mutually inconsistent in three rows",
     label="Table 5.1",
     section="5.6.1",
@@ -909,7 +898,6 @@ def _(p):
 
 experiments = Claim(
     id="sander.sinkformer_experiments",
-    document=DOC,
     title="Sinkformer experiments: ModelNet 40, IMDb, IWSLT'14, ViT cats/dogs; columns become stochastic in training",
     label="Tables 5.1-5.2, Figs 5.2-5.6",
     section="5.6",

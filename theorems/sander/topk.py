@@ -25,7 +25,6 @@ from solvers import topk as tk
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
-DOC = "sander"
 
 
 def _y_tol(x, k, lam, p, n_scale=64):
@@ -61,7 +60,6 @@ def _x_of(p):
 # P7.1, D7.1, (7.2)-(7.4)
 lmo = Claim(
     id="sander.topk_lmo",
-    document=DOC,
     title="LMO over the permutohedron: f(x,w) = sum w_i x_[i], y = w_rank(x); sort, rank, top-k as LPs",
     label="Prop 7.1, (7.2)-(7.4)",
     section="7.3-7.4",
@@ -74,7 +72,7 @@ lmo = Claim(
     params=[
         Param.int("n", 5, 1, 7, "dimension (brute force over n! permutations)", search=(1, 6)),
         Param.int("k", 2, 1, 7, "k of the top-k mask", search=(1, 3)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x and w", search=(0, 10_000)),
+        Param.seed("seed of x and w"),
         Param.vector("x", None, "your own x (overrides n, seed)"),
     ],
     validate=_validate_nk,
@@ -144,7 +142,6 @@ def _(p):
 # P7.2 / P7.5 / P7.6: three solvers
 relaxed = Claim(
     id="sander.topk_relaxed",
-    document=DOC,
     title="Relaxed top-k operators by isotonic regression on the sorted input (PAV closed form, PAV bisection, KKT)",
     label="Props 7.2, 7.5, 7.6",
     section="7.4-7.5",
@@ -160,7 +157,7 @@ relaxed = Claim(
         Param.float("lam", 0.7, 0.0, 100.0, "regularisation strength lambda", low_open=True, search=(0.05, 3.0)),
         Param.float("p", 4 / 3, 1.0, 4.0, "p of R = (lam/p)|y|_p^p (p > 1)", low_open=True, search=(1.1, 3.0)),
         Param.choice("op", "mag", ["mask", "mag"], "phi(x) = x (mask) or phi(x) = x^2/2 (topkmag)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x (uniform in [-5, 5])", search=(0, 10_000)),
+        Param.seed("seed of x (uniform in [-5, 5])"),
         Param.vector("x", None, "your own x (overrides n, seed)"),
     ],
     validate=_validate_nk,
@@ -233,7 +230,6 @@ def _(p):
 # A7.7 / E7.2 Dykstra
 dyk = Claim(
     id="sander.topk_dykstra",
-    document=DOC,
     title="Dykstra's algorithm as printed (Alg. 7.7) solves the isotonic problem with 2w, not w",
     label="Alg. 7.7",
     section="7.5",
@@ -249,7 +245,7 @@ dyk = Claim(
     params=[
         Param.int("n", 9, 2, 400, "dimension", search=(2, 30)),
         Param.int("k", 3, 1, 399, "w = 1_k", search=(1, 8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the sorted input s ~ N(0, 1)", search=(0, 10_000)),
+        Param.seed("seed of the sorted input s ~ N(0, 1)"),
         Param.int("iters", 5000, 1, 10**6, "Dykstra iterations"),
     ],
     validate=_validate_nk,
@@ -304,7 +300,6 @@ def _(p):
 
 dspeed = Claim(
     id="sander.topk_dykstra_speed",
-    document=DOC,
     title="'When w = 1_k, Dykstra converges surprisingly fast' (100 iterations reproduce PAV)",
     label="l.4954, l.5237",
     section="7.5",
@@ -384,7 +379,6 @@ def _dual_ascent(s, w, lam, p, max_sweeps=50_000, tol=0.0):
 
 dual = Claim(
     id="sander.topk_dual_ascent",
-    document=DOC,
     title="Block coordinate ascent in the dual of the isotonic problem (the non-Euclidean 'Dykstra') recovers PAV",
     label="App. 7.A.8",
     section="7.A.8",
@@ -399,7 +393,7 @@ dual = Claim(
         Param.float("p", 4 / 3, 1.0, 3.0, "p (closed-form pooling for 2 and 4/3, bisection otherwise)", low_open=True,
                     search=(1.2, 2.5)),
         Param.float("lam", 1.0, 0.0, 10.0, "lambda", low_open=True, search=(0.2, 3.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the sorted s (N(0, 1) times 2, descending)", search=(0, 10_000)),
+        Param.seed("seed of the sorted s (N(0, 1) times 2, descending)"),
     ],
     validate=_validate_nk,
     notes="phi = id (mask). Run until a sweep changes alpha by 0 in floating point (at most 50000 sweeps; "
@@ -448,7 +442,6 @@ def _(p):
 # C7.2 smoothness and sparsity (Figs 7.1, 7.3)
 smooth = Claim(
     id="sander.topk_smoothness",
-    document=DOC,
     title="p = 4/3 gives a C^1 (differentiable everywhere) sparse top-k mask; p = 2 only a.e. differentiable",
     label="Fig 7.1, l.4861",
     section="7.4",
@@ -521,7 +514,6 @@ def _(p):
 # P7.4 / E7.1 biconjugate
 bicon = Claim(
     id="sander.topk_biconjugate",
-    document=DOC,
     title="Biconjugate of sum phi*(y_i) restricted to k-sparse vectors: needs inf phi = 0",
     label="Prop 7.4",
     section="7.4",
@@ -598,7 +590,6 @@ def _(p):
 # D7.3 / E7.3 lambda -> infinity
 lamlim = Claim(
     id="sander.topk_lambda_limit",
-    document=DOC,
     title="As lambda -> infinity the relaxed mask tends to (k/n) 1 -- and topkmag_R tends to 0, so it needs rescaling too",
     label="Discussion (l.5016)",
     section="7.7",
@@ -613,7 +604,7 @@ lamlim = Claim(
         Param.int("n", 6, 2, 50, "dimension", search=(2, 10)),
         Param.int("k", 2, 1, 49, "k", search=(1, 4)),
         Param.float("lam", 1e5, 10.0, 1e12, "lambda (large)", search=(1e3, 1e8)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x", search=(0, 10_000)),
+        Param.seed("seed of x"),
     ],
     validate=_validate_nk,
     notes="E7.3, p = 2. For lam > spread(x) PAV pools everything: mask y = (x - mean x)/lam + k/n exactly, so "
@@ -658,7 +649,6 @@ def _(p):
 # X7.1 error bound of the Example
 ebound = Claim(
     id="sander.topk_error_bound",
-    document=DOC,
     title="Example (p = 2, topkmag): ||topkmag_R - topkmag||_inf <= lam ||x||_inf for lam small enough",
     label="Example (l.4932), Remark 7.A.6",
     section="7.5, 7.A.6",
@@ -671,7 +661,7 @@ ebound = Claim(
         Param.int("n", 6, 2, 50, "dimension", search=(2, 10)),
         Param.int("k", 2, 1, 49, "k", search=(1, 4)),
         Param.float("lam", 0.05, 0.0, 10.0, "lambda", low_open=True, search=(1e-3, 1.0)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of x", search=(0, 10_000)),
+        Param.seed("seed of x"),
         Param.vector("x", None, "your own x"),
     ],
     validate=_validate_nk,
@@ -719,7 +709,6 @@ def _(p):
 # P7.8 Jacobian
 jac = Claim(
     id="sander.topk_jacobian",
-    document=DOC,
     title="Closed-form Jacobian of the isotonic solution (block-wise weights |gamma - s_i|^(q-2))",
     label="Prop 7.8",
     section="7.5",
@@ -734,7 +723,7 @@ jac = Claim(
         Param.int("k", 3, 1, 29, "w = 1_k", search=(1, 4)),
         Param.choice("p", "4/3", ["2", "4/3"], "p (closed-form pooling)"),
         Param.choice("op", "mag", ["mask", "mag"], "phi = x (mask) or x^2/2 (mag)"),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of the sorted s (uniform [0, 5], descending)", search=(0, 10_000)),
+        Param.seed("seed of the sorted s (uniform [0, 5], descending)"),
     ],
     validate=_validate_nk,
     notes="lam = 1 (the statement's R = |.|_p^p/p). Central differences of the PAV solution v*(s) (solvers.fd "
@@ -810,7 +799,6 @@ def _(p):
 # P7.3 conjugate / k-support norm
 ksup = Claim(
     id="sander.topk_ksupport",
-    document=DOC,
     title="Conjugate of f_phi: min over P(w) of the perspective; phi = x^2/2, w = 1_k gives the squared k-support norm",
     label="Prop 7.3",
     section="7.4",
@@ -822,7 +810,7 @@ ksup = Claim(
     params=[
         Param.int("n", 5, 2, 8, "dimension", search=(2, 7)),
         Param.int("k", 2, 1, 7, "k", search=(1, 4)),
-        Param.int("seed", 0, 0, 2**32 - 1, "seed of y ~ N(0, 1)", search=(0, 10_000)),
+        Param.seed("seed of y ~ N(0, 1)"),
     ],
     validate=_validate_nk,
     notes="Two routes for phi = x^2/2, w = 1_k: the Argyriou closed form of the squared k-support norm and the "
@@ -885,7 +873,6 @@ def _(p):
 # N7.B k-support negentropy
 negent = Claim(
     id="sander.topk_negentropy",
-    document=DOC,
     title="phi(x) = exp(x - 1) gives phi*(y) = y log y and the k-support negentropy",
     label="7.B.1",
     section="7.B.1",
@@ -936,7 +923,6 @@ def _(p):
 # ===========================================================================
 experiments = Claim(
     id="sander.topk_experiments",
-    document=DOC,
     title="Top-k experiments: MNIST pruning, ViT-B/16 top-3 loss, V-MoE on JFT, TPU runtimes",
     label="Figs 7.4-7.7",
     section="7.6",

@@ -46,7 +46,6 @@ def _eq7_sym(th, ty, a, b, u, v, w, variant=None):
 # 1. HEADLINE: the final representational distance, Eq 10/36 (catalogue F7, F3, F4)
 claim = Claim(
     id="vanrossem.two_point_fixed_point",
-    document="vanrossem",
     title="Final representational distance of the two-point effective theory (the stable fixed point)",
     label="Eq 10 / Eq 36",
     section="4.1, A.3",
@@ -194,7 +193,6 @@ def _validate_crossing(p):
 
 crossing = Claim(
     id="vanrossem.crossing_integration",
-    document="vanrossem",
     title="Eq 7 'can easily be solved numerically': not through a crossing of the representations",
     label="Eq 7 / Eq 21 as an ODE",
     section="2.3, A.1",
@@ -351,7 +349,6 @@ def _charpoly_residual(J, lams):
 
 stability = Claim(
     id="vanrossem.fixed_point_stability",
-    document="vanrossem",
     title="The fixed point of Eq 25 at u* = A_H/2 + S is stable (negative trace, positive determinant)",
     label="Eqs 29-31",
     section="A.3",
@@ -468,7 +465,6 @@ def stability_minus_root(p):
 # 4. The 3-D system has a line of equilibria (catalogue E8)
 line = Claim(
     id="vanrossem.equilibrium_line",
-    document="vanrossem",
     title="'Only one stable fixed point': in the 3-D system Eq 7 the equilibria form a line",
     label="§4.1 / A.3 'only one stable fixed point'",
     section="4.1, A.3",
@@ -539,7 +535,6 @@ def line_stated(p):
 # 5. The origin u = 0 (Eqs 32-35; catalogue F6, erratum E6)
 origin = Claim(
     id="vanrossem.origin_instability",
-    document="vanrossem",
     title="At ||dh||^2 = 0 there is 'always one direction along which perturbations increase'",
     label="Eqs 32-35",
     section="A.3",
@@ -674,7 +669,6 @@ def _scaled_state(p):
 
 large = Claim(
     id="vanrossem.large_weight_limit",
-    document="vanrossem",
     title="Large initial weights: the final distance converges to A_high (lazy regime)",
     label="Eq 12",
     section="4.1",
@@ -734,7 +728,6 @@ def large_stated(p):
 
 small = Claim(
     id="vanrossem.small_weight_limit",
-    document="vanrossem",
     title="Small initial weights: the final distance converges to A_low (rich regime)",
     label="Eq 13",
     section="4.1",
@@ -813,7 +806,6 @@ def _eq7_variant_numpy(t, y, P, variant):
 
 conservation = Claim(
     id="vanrossem.conservation_law",
-    document="vanrossem",
     title="d/dt(|dy|^2/|dh|^2) = -w/tau_y = (tau_h/tau_y)(1/a) d/dt|dh|^2: the conserved quantity and Eq 24",
     label="Eqs 23-25",
     section="A.3",
@@ -922,22 +914,18 @@ def conservation_symbolic(p):
                    message="number of identities (Eqs 23-25, 27) that did not reduce to 0")
 
 
-@conservation.falsifier("factor2")
-def conservation_factor2(p):
-    """Eq 51 'factor two' variant (2x dv/dt): C drifts."""
-    return _conservation_outcome(p, "factor2")
-
-
-@conservation.falsifier("noterm")
-def conservation_noterm(p):
-    """Eq 51 'remove a term' variant (drop (a/tau_h) v/u in dv/dt): C drifts."""
-    return _conservation_outcome(p, "noterm")
+@conservation.falsifier({
+    "factor2": "Eq 51 'factor two' variant (2x dv/dt): C drifts.",
+    "noterm": "Eq 51 'remove a term' variant (drop (a/tau_h) v/u in dv/dt): C drifts.",
+})
+def _(p, variant):
+    return _conservation_outcome(p, variant)
 
 
 # ===========================================================================
 # 8. The gradients of the loss (Eq 17; erratum E1) and the mean output (Eq 18; catalogue G1, G2)
 def _net_params(extra=()):
-    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the data and linearisation parameters", search=(0, 10_000)),
+    return [Param.seed("seed of the data and linearisation parameters"),
             Param.int("hidden", 3, 1, 16, "dim H of the representation space", search=(1, 5)),
             Param.int("dim_x", 2, 1, 16, "dim X of the inputs", search=(1, 4)),
             Param.int("dim_y", 2, 1, 16, "dim Y of the outputs", search=(1, 4))] + list(extra)
@@ -973,7 +961,6 @@ def _cs_grad(fun, X, h=1e-30):
 
 gradient = Claim(
     id="vanrossem.gradient_factor",
-    document="vanrossem",
     title="Gradients of the two-point loss with respect to D_h and D_y (Eq 17)",
     label="Eq 17",
     section="A.1",
@@ -1068,7 +1055,6 @@ def gradient_stated(p):
 
 mean_decay = Claim(
     id="vanrossem.mean_output_decay",
-    document="vanrossem",
     title="The mean output decays exponentially and decoupled (Eq 18)",
     label="Eq 18",
     section="A.1",
@@ -1147,7 +1133,6 @@ def mean_sum_convention(p):
 # 9. The loss (Eq 9/22) and its monotone decrease (catalogue L1, R4)
 loss = Claim(
     id="vanrossem.loss_curve",
-    document="vanrossem",
     title="The training loss in terms of the reduced variables (Eq 9 / Eq 22)",
     label="Eq 9 / Eq 22",
     section="3.3, A.2",
@@ -1213,7 +1198,6 @@ def loss_sum_convention(p):
 
 lyapunov = Claim(
     id="vanrossem.lyapunov_identity",
-    document="vanrossem",
     title="The difference part of the loss decreases along Eq 7 (Lyapunov identity)",
     label="[NEW] catalogue R4 (supports l.132)",
     section="3.3",
@@ -1222,8 +1206,7 @@ lyapunov = Claim(
     statement=r"L_\Delta:=\tfrac14\bigl(w+\tfrac12(b-v)\bigr)=\tfrac18\|dy-\Delta y\|^2,\quad \dot L_\Delta="
               r"-\frac{u}{8\tau_y}(2w-v+b)-\frac{a}{8\tau_h}\frac{w^2}{u}\le0,\quad 2w-v+b=\|dy-\Delta y\|^2",
     status="holds",
-    params=flow_params() + [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of 200 random consistent states",
-                                      search=(0, 10_000))],
+    params=flow_params() + [Param.seed("seed of 200 random consistent states")],
     validate=validate_initial,
     notes="Not in the paper: derived by the catalogue (R4) and checked here. dL_D/dt = 0 iff dy = Delta_y; it explains "
           "the monotone loss curves of the effective theory (networks violate it while ybar is fitted, catalogue P1). "
@@ -1292,7 +1275,6 @@ def lyapunov_plus(p):
 # 10. The reduction to three variables on the invariant manifold (Eqs 7, 19-21; catalogue R0, R1)
 reduced = Claim(
     id="vanrossem.reduced_system",
-    document="vanrossem",
     title="Non-rotating solutions of Eq 6 obey the self-contained 3-D system Eq 7",
     label="Eq 7 / Eqs 19-21",
     section="2.3, A.1",
@@ -1301,7 +1283,7 @@ reduced = Claim(
     statement=r"\frac{d}{dt}dh\propto dh\ \Longrightarrow\ \dot u=-\frac{a}{\tau_h}w,\ \dot v=-w\Bigl(\frac{u}{\tau_y}"
               r"+\frac{a}{\tau_h}\frac vu\Bigr),\ \dot w=-\frac{(3w-v+b)u}{2\tau_y}-\frac{a}{2\tau_h}\frac{(v+w)w}{u}",
     status="holds",
-    params=[Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the random states", search=(0, 10_000)),
+    params=[Param.seed("seed of the random states"),
             Param.int("dim_y", 2, 1, 8, "dim Y (the lifted q has dim_y entries)", search=(1, 4)),
             Param.int("hidden", 3, 1, 8, "dim H (for the invariance of M under the full Eq 6)", search=(1, 4)),
             Param.int("dim_x", 2, 1, 8, "dim X", search=(1, 4))],
@@ -1391,16 +1373,12 @@ def reduced_symbolic(p):
                                                            "nonzero": bad, "proved": "Eq 7 on M (g = 1/2); Eq 7/2 (g = 1/4)"})
 
 
-@reduced.falsifier("factor2")
-def reduced_factor2(p):
-    """Eq 51 'factor two' variant: not the reduction of Eq 6."""
-    return _reduced_outcome(p, "factor2")
-
-
-@reduced.falsifier("square")
-def reduced_square(p):
-    """Eq 51 'square' variant (w^2 in du/dt)."""
-    return _reduced_outcome(p, "square")
+@reduced.falsifier({
+    "factor2": "Eq 51 'factor two' variant: not the reduction of Eq 6.",
+    "square": "Eq 51 'square' variant (w^2 in du/dt).",
+})
+def _(p, variant):
+    return _reduced_outcome(p, variant)
 
 
 # ===========================================================================
@@ -1471,7 +1449,6 @@ def _offm_rhs(t, z, H, c_h, c_y, dy):
 
 offm = Claim(
     id="vanrossem.off_manifold_limit",
-    document="vanrossem",
     title="Eq 10 from (|dh(0)|^2, |dy(0)|^2) alone for an arbitrary initial decoder (scalar output)",
     label="Eq 10 applied off the manifold of Eq 19",
     section="4.1, A.1",
@@ -1483,7 +1460,7 @@ offm = Claim(
     corrected=r"\dim Y=1:\ \|dh(\infty)\|^2=\tfrac12A'_H+\sqrt{\tfrac14A'^2_H+A_L^2+\tfrac{a\tau_y}{\tau_h}\bigl(u_0"
               r"\|D_y(0)\|^2-v_0\bigr)},\quad A'_H=u_0-\tfrac{a\tau_y}{\tau_h}\|D_y(0)\|^2;\ \text{on }\mathcal M\ "
               r"(\|D_y\|^2=v/u)\text{ this is Eq 10.}",
-    params=[Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the initial encoder/decoder directions", search=(0, 10_000)),
+    params=[Param.seed("seed of the initial encoder/decoder directions"),
             Param.int("hidden", 4, 2, 64, "dim H", search=(2, 8)),
             Param.choice("init", "orthogonal", ["orthogonal", "random"],
                          "orthogonal: D_y(0)^T perpendicular to dh(0) (v0 = 0); random: Gaussian directions"),

@@ -95,7 +95,6 @@ def _validate_loss(p):
 
 loss = Claim(
     id="vanrossem.loss_definition",
-    document="vanrossem",
     title="The training loss (Eq 1) and its encoder/decoder form (Eq 2): 1/2 x the data average",
     label="Eq 1, Eq 2",
     section="2.1",
@@ -105,7 +104,7 @@ loss = Claim(
               r"=\tfrac12\langle\|y_\psi(h_\phi(x_i))-y_i\|^2\rangle_{\mathcal D}=L(h_\phi,y_\psi)",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the network and the data", search=(0, 10_000)),
+        Param.seed("seed of the network and the data"),
         Param.int("n_points", 4, 1, 64, "N, the number of data points", search=(1, 8)),
         Param.int("dim_x", 2, 1, 16, "input dimension", search=(1, 4)),
         Param.int("dim_y", 1, 1, 16, "output dimension", search=(1, 3)),
@@ -211,7 +210,6 @@ def loss_symbolic(p):
 # 2. Footnote 1: functional derivatives do not remove the parametrisation (catalogue M4)
 footnote = Claim(
     id="vanrossem.functional_derivative_footnote",
-    document="vanrossem",
     title="Footnote 1: gradient flow on the maps themselves would need the parametrisation-dependent dynamics of grad y",
     label="footnote 1",
     section="2.1",
@@ -251,8 +249,7 @@ def footnote_symbolic(p):
 # ===========================================================================
 # 3. The modelling assumption Eq 6: gradient flow of Eq 16 in (ybar, D_h, D_y) (catalogue M6)
 def _eff_params(extra=()):
-    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the data and the linearisation parameters",
-                      search=(0, 10_000)),
+    return [Param.seed("seed of the data and the linearisation parameters"),
             Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
             Param.int("hidden", 3, 1, 16, "dim H", search=(1, 5)),
             Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),
@@ -291,7 +288,6 @@ def _eq6_field(ybar, Dh, Dy, x1, x2, y1, y2, taus, g=tp.TRUE_FACTOR):
 
 effective = Claim(
     id="vanrossem.effective_gradient_flow",
-    document="vanrossem",
     title="The modelling assumption (Eq 6): the linearisation parameters follow gradient flow of Eq 16",
     label="Eq 6",
     section="2.2, A.1",
@@ -370,7 +366,7 @@ def effective_deep_linear(p):
 # ===========================================================================
 # 4. w controls the representational velocity (l.105, catalogue R2)
 def _rv_params():
-    return [Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the state", search=(0, 10_000)),
+    return [Param.seed("seed of the state"),
             Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
             Param.int("hidden", 3, 1, 64, "dim H", search=(1, 6)),
             Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),
@@ -383,7 +379,6 @@ def _rv_params():
 
 velocity = Claim(
     id="vanrossem.representational_velocity",
-    document="vanrossem",
     title="w controls the representational velocity and only adds the output angle",
     label="l.105 (Eq 7, first line; Eq 8)",
     section="2.3",
@@ -455,22 +450,17 @@ velocity.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "s
                   max_examples=15)
 
 
-@velocity.falsifier("square", search=("seed",))
-def velocity_square(p):
-    """The 'square' variant of Eq 51: d|dh|^2/dt = -(a/tau_h) w^2."""
-    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * w * w)
-
-
-@velocity.falsifier("output_norm_only", search=("seed",))
-def velocity_v(p):
-    """Velocity from |dy|^2 alone (no alignment with the targets): -(a/tau_h) v."""
-    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * v)
-
-
-@velocity.falsifier("decoder_time_constant", search=("seed", "tau_y"))
-def velocity_tau_y(p):
-    """tau_y in place of tau_h: -(a/tau_y) w."""
-    return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / ty * w)
+@velocity.falsifier({
+    "square": "The 'square' variant of Eq 51: d|dh|^2/dt = -(a/tau_h) w^2.",
+    "output_norm_only": "Velocity from |dy|^2 alone (no alignment with the targets): -(a/tau_h) v.",
+    "decoder_time_constant": {"description": "tau_y in place of tau_h: -(a/tau_y) w.", "search": ("seed", "tau_y")},
+}, search=("seed",))
+def _(p, variant):
+    return _rv_outcome(p, {
+        "square": lambda a, b, u, v, w, th, ty: -a / th * w * w,
+        "output_norm_only": lambda a, b, u, v, w, th, ty: -a / th * v,
+        "decoder_time_constant": lambda a, b, u, v, w, th, ty: -a / ty * w,
+    }[variant])
 
 
 @velocity.symbolic(timeout=60)
@@ -501,7 +491,6 @@ def velocity_symbolic(p):
 # 5. The intuition of §4.3 (catalogue F12)
 intuition = Claim(
     id="vanrossem.structure_intuition",
-    document="vanrossem",
     title="Intuition (§4.3): equal targets pull representations together, different targets push coincident ones apart",
     label="§4.3, l.176",
     section="4.1, 4.3",
@@ -738,7 +727,6 @@ _TYPOS = {
 
 typos = Claim(
     id="vanrossem.notation_typos",
-    document="vanrossem",
     title="Typos and notation slips (Eq 9 brackets, y(0), y_psi(x_i), trace 'tau', squared distance, MINST, "
           "layer and unit counts)",
     label="E12",

@@ -322,7 +322,7 @@ def net_params(config="Shallow", units=100, hidden=0, epochs=0, gain=0.0, lr=0.0
         Param.float("lr", lr, 0.0, 1.0, "learning rate of PyTorch's MSELoss (0: the Table 1 value)"),
         Param.choice("optimizer", optimizer, ["gd", "adam"], "full-batch GD (the paper's SGD on 2 points) or Adam"),
         Param.int("batch_size", 0, 0, 2, "0: full batch; 1: per-sample SGD (decision D2)"),
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the Xavier initialisation", search=(0, 10_000)),
+        Param.seed("seed of the Xavier initialisation"),
         Param.int("record_every", 20, 1, 1000, "record u, v, w every this many epochs"),
         Param.float("dx", 0.5, 0.0, 10.0, "input distance |x_2 - x_1| (T3: 0.5)", low_open=True),
         Param.float("dy", 1.0, 0.0, 10.0, "target distance |y_2 - y_1| (T3: 1)", low_open=True),
@@ -391,7 +391,6 @@ def _transition(t, v, b):
 # U2 + T4: the two-constant fit of Fig 2
 fit = Claim(
     id="vanrossem.network_two_constant_fit",
-    document="vanrossem",
     title="Two fitted constants make Eq 7 match |dh|^2, |dy|^2 and w of trained networks (Fig 2)",
     label="Fig 2, Eq 49",
     section="2.3, 3, B.1",
@@ -485,7 +484,6 @@ def _(p):
 # U3 + E10: the Eq 51 alternatives (C.1)
 alt = Claim(
     id="vanrossem.eq51_alternatives",
-    document="vanrossem",
     title="Four altered versions of Eq 7 fit the network dynamics worse (C.1, Eq 51): not reproduced",
     label="Eq 51, Fig 11",
     section="C.1",
@@ -580,7 +578,6 @@ def _loss_theory(t, ut_v_w, b, ymean, ybar0, tau_ybar):
 
 loss = Claim(
     id="vanrossem.loss_curve_third_constant",
-    document="vanrossem",
     title="The training loss follows Eq 9 with one more fitted constant tau_ybar (C.2, Fig 12)",
     label="Fig 12, Eq 9, Eq 18",
     section="C.2",
@@ -643,7 +640,6 @@ EPS_ = float(np.finfo(float).eps)
 # U5: Adam (C.5, Fig 15)
 adam = Claim(
     id="vanrossem.adam_dynamics",
-    document="vanrossem",
     title="Under Adam the effective theory fits the dynamics poorly (C.5, Fig 15)",
     label="Fig 15",
     section="C.5",
@@ -693,7 +689,6 @@ def _(p):
 # P1: plateau at small initial weights, immediate decrease at large ones (networks)
 plateau = Claim(
     id="vanrossem.network_plateau",
-    document="vanrossem",
     title="Small initial weights give a plateau, large ones an immediate decrease (networks)",
     label="Fig 3",
     section="3",
@@ -769,7 +764,6 @@ def _(p):
 # P2: very large initial weights
 very_high = Claim(
     id="vanrossem.very_high_weights",
-    document="vanrossem",
     title="At even larger initial weights the linear approximation breaks down (Fig 3): not confirmed",
     label="Fig 3",
     section="3",
@@ -816,7 +810,6 @@ def _(p):
 # E11: the deep small-initialisation discrepancy
 deep = Claim(
     id="vanrossem.deep_network_discrepancy",
-    document="vanrossem",
     title="Deep small-initialisation nets jump far more sharply than any fitted Eq 7 trajectory (E11)",
     label="Fig 2, Fig 5",
     section="3, 4.1",
@@ -890,7 +883,6 @@ def _spearman(x, y):
 
 depth = Claim(
     id="vanrossem.depth_constants",
-    document="vanrossem",
     title="Per-layer constants: the theory fits best in the second half; 1/tau_h rises with depth, 1/tau_y peaks "
           "mid-network (Fig 10)",
     label="Fig 10",
@@ -963,7 +955,6 @@ def _(p):
 
 depth_h = Claim(
     id="vanrossem.depth_parameter_count",
-    document="vanrossem",
     title="Parameter-count explanation of the per-layer tau trends (§5)",
     label="§5",
     section="5",
@@ -984,7 +975,6 @@ depth_h = Claim(
 # T1, T3, T5: the experimental set-up as data
 table1 = Claim(
     id="vanrossem.table1_configurations",
-    document="vanrossem",
     title="Table 1: the two-point configurations used here are the seed's rows",
     label="Table 1",
     section="B.1",
@@ -1019,7 +1009,6 @@ def _(p):
 
 data = Claim(
     id="vanrossem.two_point_dataset",
-    document="vanrossem",
     title="The two-point data: inputs -1, -1+dx, outputs 0.6, 0.6+dy with dx = 0.5, dy = 1",
     label="B.1",
     section="B.1",
@@ -1060,7 +1049,6 @@ def _(p):
 
 halfway = Claim(
     id="vanrossem.hidden_layer_halfway",
-    document="vanrossem",
     title="The layer H is the hidden layer exactly halfway through the network",
     label="App. B",
     section="B",
@@ -1098,7 +1086,6 @@ def _(p):
 # T4: the fit loss Eq 49 and the fitting procedure
 eq49 = Claim(
     id="vanrossem.fit_loss_eq49",
-    document="vanrossem",
     title="Eq 49: the two constants are the minimisers of the integrated squared error of the three curves",
     label="Eq 49",
     section="B.1",

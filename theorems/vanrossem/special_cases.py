@@ -65,7 +65,6 @@ def _validate_b1(p):
 
 bernoulli = Claim(
     id="vanrossem.identical_outputs_bernoulli",
-    document="vanrossem",
     title="Identical outputs (y1 = y2): the Bernoulli solution of the representational distance",
     label="Eqs 38-40",
     section="A.4",
@@ -234,7 +233,6 @@ def _validate_lz(p):
 
 lazy = Claim(
     id="vanrossem.lazy_rescaling",
-    document="vanrossem",
     title="Lazy rescaling: the change of variables that turns large weights into Eq 43 (b -> b/G^2)",
     label="Eqs 41-43",
     section="A.5",
@@ -353,7 +351,6 @@ def _validate_rf(p):
 
 random_features = Claim(
     id="vanrossem.random_feature_distribution",
-    document="vanrossem",
     title="Random-feature model: distribution of the final distance, concentrating at A_low as G -> 0",
     label="Eqs 44-48",
     section="A.6",
@@ -375,7 +372,7 @@ random_features = Claim(
         Param.float("delta_x", 0.5, 0.0, 1e3, "|x_2 - x_1|", low_open=True, search=(0.3, 2.0)),
         Param.float("delta_y", 1.2, 0.0, 1e3, "|y_2 - y_1|", low_open=True, search=(0.3, 2.0)),
         Param.int("n_samples", 200_000, 1000, 10_000_000, "Monte Carlo samples"),
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "Monte Carlo seed", search=(0, 10_000)),
+        Param.seed("Monte Carlo seed"),
     ],
     validate=_validate_rf,
     notes="Monte Carlo of the model (u0/a, v0/u0 independent N(G, G^2)), u_inf = Eq 10 (certified by "
@@ -529,7 +526,6 @@ def _validate_lin(p):
 
 linearisation = Claim(
     id="vanrossem.linearisation_about_mean",
-    document="vanrossem",
     title="Linearisation about the input mean: the difference is exact to third order",
     label="Eq 5 / Eq 15",
     section="2.2, A.1",
@@ -539,7 +535,7 @@ linearisation = Claim(
               r"y(h(x_i))\approx y(h(\tfrac{x_1+x_2}2))+\tfrac12D_yD_h(x_i-x_{\neg i})",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the random smooth map and the direction", search=(0, 10_000)),
+        Param.seed("seed of the random smooth map and the direction"),
         Param.int("dim_x", 3, 1, 50, "input dimension", search=(1, 6)),
         Param.int("width", 20, 1, 500, "width of each hidden layer", search=(2, 30)),
         Param.int("depth", 2, 1, 10, "number of layers of h (y is one more layer on top)", search=(1, 4)),
@@ -660,7 +656,6 @@ def linearisation_reproduction(p):
 # 5. The effective theory is a two-layer linear network with bias (l.93, catalogue M7)
 linear_net = Claim(
     id="vanrossem.two_layer_linear_equivalence",
-    document="vanrossem",
     title="The effective theory is a two-layer linear network with an output bias on centred inputs",
     label="l.93",
     section="2.2",
@@ -670,7 +665,7 @@ linear_net = Claim(
               r"and differing learning rates for each of the layers}",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the parameters and the two data points", search=(0, 10_000)),
+        Param.seed("seed of the parameters and the two data points"),
         Param.int("dim_x", 3, 1, 50, "input dimension", search=(1, 6)),
         Param.int("hidden", 4, 1, 200, "dimension of the representation H", search=(1, 8)),
         Param.int("dim_y", 2, 1, 50, "output dimension", search=(1, 5)),
@@ -773,7 +768,6 @@ def linear_net_symbolic(p):
 # 6. Only tau_h, tau_y (and a/tau_h) enter (l.116, catalogue U1)
 universality = Claim(
     id="vanrossem.time_constants_only",
-    document="vanrossem",
     title="Eq 7 refers to the network only through tau_h and tau_y; the input scale only through a/tau_h",
     label="l.116",
     section="3.1",
@@ -857,7 +851,6 @@ def _validate_d1(p):
 
 depth = Claim(
     id="vanrossem.depth_scaling",
-    document="vanrossem",
     title="Initial representational distance shrinks geometrically with depth, |dh(0)|^2 ~ G^n |Delta x|^2",
     label="Eq 14",
     section="5",
@@ -871,7 +864,7 @@ depth = Claim(
         Param.int("depth", 10, 2, 40, "number of leaky-ReLU layers"),
         Param.float("alpha", 0.01, 0.0, 1.0, "negative slope of the leaky ReLU"),
         Param.int("n_seeds", 24, 2, 200, "independent networks"),
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "first seed", search=(0, 10_000)),
+        Param.seed("first seed"),
     ],
     validate=_validate_d1,
     notes="Quantitative form (catalogue D1): for Xavier-normal leaky-ReLU layers of equal width with zero biases, "
@@ -958,7 +951,6 @@ def depth_reproduction(p):
 # 8. Gradient descent and its continuous-time limit (Eqs 3-4, catalogue M3)
 gd_limit = Claim(
     id="vanrossem.gd_continuous_limit",
-    document="vanrossem",
     title="Gradient descent with step eta is the gradient flow with tau = 1/eta, time measured in steps",
     label="Eqs 3-4",
     section="2.1",
@@ -968,8 +960,7 @@ gd_limit = Claim(
               r"\quad\tau:=1/\eta",
     status="holds",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the two-point data and the initial parameters",
-                  search=(0, 10_000)),
+        Param.seed("seed of the two-point data and the initial parameters"),
         Param.int("hidden", 4, 1, 50, "width of the representation", search=(1, 6)),
         Param.int("dim_x", 2, 1, 20, "input dimension", search=(1, 4)),
         Param.int("dim_y", 2, 1, 20, "output dimension", search=(1, 4)),
@@ -1045,7 +1036,6 @@ def gd_limit_tau_factor_two(p):
 # 9. The plateau of the loss at small weights (l.132, catalogue L2 with the law of P1)
 plateau = Claim(
     id="vanrossem.loss_plateau",
-    document="vanrossem",
     title="The second term of the loss (Eq 9) plateaus at small weights; its length grows like ln(1/eps)/lambda_+",
     label="l.132 (Eq 9)",
     section="3.3",

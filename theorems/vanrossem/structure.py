@@ -115,7 +115,6 @@ def _table1(L):
 # 1. Fig 5: the final representational distance over a grid of input/target distances (catalogue F11, §3 R5)
 grid_claim = Claim(
     id="vanrossem.final_distance_grid",
-    document="vanrossem",
     title="Fig 5: final representational distance of two-point networks vs Eq 10 over a grid of (dx, dy)",
     label="Fig 5",
     section="4.1-4.2, B.1",
@@ -264,7 +263,6 @@ def _xor_parts(tag, pairs, regime):
 
 xor = Claim(
     id="vanrossem.xor_structure",
-    document="vanrossem",
     title="XOR (Fig 6): small initial weights merge equal-target representations, large ones do not; a 2-layer net "
           "merges only one pair",
     label="Fig 6, §4.4",
@@ -402,7 +400,6 @@ _BLOB_FAST = {"very_low": (6, 0.275, 0.08, 600, 8), "high": (6, 2.0, 0.003, 200,
 
 collapse = Claim(
     id="vanrossem.feature_collapse",
-    document="vanrossem",
     title="Orthogonal-feature task (Fig 8): at small initial weights the task-irrelevant direction collapses in each "
           "context; at large weights the square remains",
     label="Fig 8, §4.5",
@@ -462,7 +459,6 @@ def collapse_full(p):
 
 merge = Claim(
     id="vanrossem.context_merge",
-    document="vanrossem",
     title="C.3 / Fig 13: at very low weights the two contexts merge into a single line",
     label="Fig 13, C.3",
     section="C.3",
@@ -502,7 +498,6 @@ _MNIST_NOTE = ("NOT reproduced: the experiment trains on the MNIST training set,
 
 mn1 = Claim(
     id="vanrossem.mnist_trajectories",
-    document="vanrossem",
     title="Fig 4: the (u, v, w) trajectories of a 0 and a 1 digit during MNIST training follow Eq 7",
     label="Fig 4, §3",
     section="3, B.4",
@@ -518,7 +513,6 @@ mn1 = Claim(
 
 mn2 = Claim(
     id="vanrossem.mnist_structure",
-    document="vanrossem",
     title="Fig 9: MNIST pairwise representational distances correlate with Eq 10 after exponential weighing "
           "(Pearson 0.703; 0.512 without the diagonal blocks)",
     label="Fig 9, Eq 50",
@@ -560,7 +554,6 @@ def _triangle_violation(D):
 
 weighing = Claim(
     id="vanrossem.exponential_weighing",
-    document="vanrossem",
     title="Eq 50: exponential weighing of the pairwise Eq 10 predictions reduces triangle-inequality violations",
     label="Eq 50, B.4",
     section="B.4",
@@ -570,7 +563,7 @@ weighing = Claim(
               r"\|dh_{kl}\|^2_{\rm th}\ \text{reduces issues with the triangle inequality}",
     status="heuristic",
     params=[
-        Param.int("seed", 0, 0, 2 ** 32 - 1, "seed of the points and labels", search=(0, 10_000)),
+        Param.seed("seed of the points and labels"),
         Param.int("n_points", 24, 3, 200, "number of data points", search=(8, 24)),
         Param.int("n_classes", 3, 2, 10, "number of target classes", search=(2, 5)),
         Param.int("dim", 3, 1, 20, "input dimension", search=(1, 5)),
@@ -613,7 +606,6 @@ weighing.property(over=("seed", "n_points", "n_classes", "dim", "scale"), max_ex
 
 c4 = Claim(
     id="vanrossem.mnist_taylor_ratio",
-    document="vanrossem",
     title="Fig 14: after MNIST training the first-order Taylor term dominates for nearby pairs (not at initialisation)",
     label="Fig 14, C.4",
     section="C.4",
@@ -633,7 +625,6 @@ c4 = Claim(
 # 5. Table 2 as data (catalogue T2)
 table2 = Claim(
     id="vanrossem.table2_hyperparameters",
-    document="vanrossem",
     title="Table 2: hyper-parameters of the toy-data experiments, parsed and checked for coherence",
     label="Table 2",
     section="B.2-B.4",
