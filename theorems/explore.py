@@ -892,6 +892,10 @@ def cmd_explore(args) -> int:
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII terminal must not end the session
     except (AttributeError, ValueError):
         pass
+    try:  # nor bytes that are not UTF-8 on standard input: they read as U+FFFD, an unknown command
+        sys.stdin.reconfigure(errors="replace")
+    except (AttributeError, ValueError):
+        pass
     ex = Explorer(claim, profile=getattr(args, "profile", None))
     hist = None
     if ex.use_rawinput:
