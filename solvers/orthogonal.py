@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .rk import tableau
+from .rk import call_cached, tableau
 
 __all__ = ["cayley", "dcayinv", "lie_rk", "lie_rk_numpy", "orthogonality_defect", "skew", "check_state"]
 
@@ -205,7 +205,7 @@ def lie_rk(f, t0: float, y0, R0, h: float, n: int, args=(), method: str = "rk4",
     ``f(t, y, Rs, args) -> (dy, A)``.  Same return convention."""
     A_, b, c, _ = tableau(method)
     y0, R0 = check_state(y0, R0, h, n)
-    y, Rs, ys, Rss = _lie_rk(f, float(t0), y0, R0, float(h), int(n), args, A_, b, c, int(every))
+    y, Rs, ys, Rss = call_cached(_lie_rk, f, float(t0), y0, R0, float(h), int(n), args, A_, b, c, int(every))
     if every:
         return y, Rs, ys, Rss
     return y, Rs

@@ -91,10 +91,24 @@ def _rk_fixed(f, t0, y0, h, n, args, A, b, c, every):
     return y, traj
 
 
+def call_cached(kernel, *args):
+    """Call a ``cache=True`` kernel that takes a jitted function as an argument.
+
+    Numba keys such a kernel's disk cache by the function argument's type, which holds a weak
+    reference to its dispatcher; once the index lists a function that is gone from this process,
+    saving any new specialization fails with ``ReferenceError: underlying object has vanished``
+    (numba issues #2956, #9348).  The compiled overload is already in memory when the save fails, so
+    the call is repeated once: only the disk cache of that one specialization is lost."""
+    try:
+        return kernel(*args)
+    except ReferenceError:
+        return kernel(*args)
+
+
 def rk_fixed(f, t0: float, y0, h: float, n: int, args=(), method: str = "rk4", every: int = 0):
     """Numba kernel of :func:`rk_fixed_numpy`; ``f`` must be ``@njit`` with signature ``f(t, y, args)``."""
     A, b, c, _ = tableau(method)
-    y, traj = _rk_fixed(f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(h), int(n),
+    y, traj = call_cached(_rk_fixed, f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(h), int(n),
                         args, A, b, c, int(every))
     return (y, traj) if every else y
 
@@ -190,7 +204,7 @@ def _dopri5(f, t0, y0, t1, args, rtol, atol, h0, max_steps, C, A, B, E):
 def dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol: float = 1e-12,
            h0: float = 1e-3, max_steps: int = 1_000_000):
     """Numba kernel of :func:`dopri5_numpy` (same step-size controller, same results)."""
-    y, acc, rej, t = _dopri5(f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(t1), args,
+    y, acc, rej, t = call_cached(_dopri5, f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(t1), args,
                              float(rtol), float(atol), float(h0), int(max_steps), _DP_C, _DP_A, _DP_B, _DP_E)
     if t < t1:
         raise RuntimeError(f"dopri5 did not reach t1={t1} in {max_steps} steps (t={t})")
@@ -249,7 +263,7 @@ def _implicit_midpoint(f, t0, y0, h, n, args, tol, max_iter):
 def implicit_midpoint(f, t0: float, y0, h: float, n: int, args=(), tol: float = 2e-15,
                       max_iter: int = 100):
     """Numba kernel of :func:`implicit_midpoint_numpy`."""
-    y, worst = _implicit_midpoint(f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(h),
+    y, worst = call_cached(_implicit_midpoint, f, float(t0), np.ascontiguousarray(y0, dtype=np.float64), float(h),
                                   int(n), args, float(tol), int(max_iter))
     if worst < 0:
         raise RuntimeError("implicit midpoint: fixed-point iteration did not converge; reduce h")
