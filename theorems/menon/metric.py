@@ -486,6 +486,8 @@ def _validate_WZ(p):
             raise ParamError(f"parameter {name} must be a square matrix, got shape {M.shape}")
     if p.W is not None and p.Z is not None and p.W.shape != p.Z.shape:
         raise ParamError(f"parameters W and Z must have the same shape, got {p.W.shape} and {p.Z.shape}")
+    if p.W is None and p.Z is not None and p.Z.shape != (p.d, p.d):  # W drawn from the seed at width d
+        raise ParamError(f"parameter Z must be d x d = {p.d} x {p.d} (the seeded W), got shape {p.Z.shape}")
     if p.get("zeros", 0) and p.zeros > p.d - 1:
         raise ParamError(f"parameter zeros={p.zeros} must be <= d-1={p.d - 1}")
 
