@@ -433,7 +433,8 @@ ode = Claim(
             Param.float("C", 1.0, 0.0, 10.0, "growth constant", low_open=True),
             Param.float("T", 3.0, 0.0, 20.0, "horizon", low_open=True),
             Param.int("pieces", 7, 1, 100, "number of pieces of the (discontinuous in time) field"),
-            Param.float("u0", 1.0, 0.0, 100.0, "norm of U(0) (random direction)", low_open=True),
+            Param.float("u0", 1.0, 1e-12, 100.0, "norm of U(0) (random direction)"
+                    " (>= 1e-12: below, ||U|| underflows in the ratio test)"),
             Param.int("seed", 0, 0, 2**32 - 1, "seed", search=(0, 10_000))],
     notes="Cited textbook results (registered as heuristic: nothing of the thesis to refute).  Checked consequence "
           "used by Prop 3.8/3.9: for g(U, r) = C tanh(A(r) U) with ||A(r)||_2 <= 1 piecewise constant in r (a "
@@ -737,6 +738,16 @@ r317 = Claim(
 )
 
 
+def _r317_unresolvable(p):
+    """eps so small that 2/eps, or v_x so small that d/(2 v_x), is no double: both logs are -inf."""
+    if not math.isfinite(2 / p.eps):
+        return inconclusive(f"eps={p.eps!r}: r = ceil(2/eps) overflows a double")
+    if not math.isfinite(p.d / (2 * p.vx)):
+        return inconclusive(f"vx={p.vx!r}: d/(2 v_x) overflows a double, so both terms are exp(-inf) = 0 and "
+                            f"their logs cannot be compared")
+    return None
+
+
 def _r317(p, r):
     lt = math.log(2 * p.n * p.n) - p.d / (2 * p.vx * p.n ** (2 / r))
     lg = math.log(2 * p.n * p.n) - p.d / (2 * p.vx * p.n ** p.eps)
@@ -747,7 +758,7 @@ def _r317(p, r):
 @r317.numeric
 def _(p):
     """r = ceil(2/eps): the term is below the target."""
-    return _r317(p, max(2, math.ceil(2 / p.eps)))
+    return _r317_unresolvable(p) or _r317(p, max(2, math.ceil(2 / p.eps)))
 
 
 r317.property(over=("n", "eps"), max_examples=15)
@@ -756,7 +767,7 @@ r317.property(over=("n", "eps"), max_examples=15)
 @r317.falsifier("stated")
 def _(p):
     """r = 2 meets '2/r >= eps' but n^{2/r} = n > n^eps: the term exceeds the target."""
-    return _r317(p, 2)
+    return _r317_unresolvable(p) or _r317(p, 2)
 
 
 # ===========================================================================
