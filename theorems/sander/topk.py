@@ -106,7 +106,8 @@ lmo = Claim(
         Param.int("n", 5, 1, 7, "dimension (brute force over n! permutations)", search=(1, 6)),
         Param.int("k", 2, 1, 7, "k of the top-k mask", search=(1, 3)),
         Param.int("seed", 0, 0, 2**32 - 1, "seed of x and w", search=(0, 10_000)),
-        Param.vector("x", None, "your own x (overrides n, seed)"),
+        Param.vector("x", None, "your own x (overrides n, seed); entries within +-1e100, since (7.3)-(7.4) square x",
+                     low=-1e100, high=1e100),
     ],
     validate=_validate_lmo,
     notes="Brute force: the maximum of <x, w_sigma> over all permutations sigma (the vertices of P(w)). "
