@@ -470,6 +470,9 @@ def _ode(Lt, W, bias=True):
 @zero.numeric
 def _(p):
     """Integrate from A_0 = eps G (eps = 0 is the claim) and measure the non-constant part at p = 1."""
+    if p.eps > 0:  # the perturbation parameter is there for the falsifier nonzero_start
+        return inconclusive(f"eps={p.eps!r} > 0 starts from a non-zero representation: the claim's hypothesis "
+                            f"A_p = 0 fails (see the falsifier nonzero_start)")
     rng = np.random.default_rng(p.seed)
     W = _Wfun(rng, p.w)
     A0 = p.eps * rng.standard_normal((p.w, p.N))

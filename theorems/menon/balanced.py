@@ -1095,6 +1095,9 @@ def _cone_outcome(p):
 @cone.numeric
 def _(p):
     """Balanced (W_2, W_1) lies on the cone, the Jacobian of (4.25)-(4.27) has rank 3 (dim 5), and H = 0."""
+    if p.m != p.n:  # m, n are there for the falsifier unequal_cone
+        return inconclusive(f"m={p.m}, n={p.n}: the claim is about the cone with m = n (Remark 8: 4, 4); for m != n "
+                            f"its mean curvature is (m - n)/|x| (see the falsifier unequal_cone)")
     return _cone_outcome(p)
 
 
