@@ -654,8 +654,8 @@ def _scale_params(scale, rho1, rho2, delta_y=1.0, scale_search=(3.0, 15.0)):
         Param.float("tau_y", 1.0, FLOOR, 1e3, "decoder time constant", search=(0.5, 2.0)),
         Param.float("delta_x", 1.0, FLOOR, 1e3, "|x_2 - x_1| (a = delta_x^2)", search=(0.5, 2.0)),
         Param.float("delta_y", delta_y, FLOOR, 1e3, "|y_2 - y_1| (b = delta_y^2)", search=(0.5, 2.0)),
-        Param.float("scale", scale, 0.0, 1e4, "initial weight scale s: dh2_0 = s a rho1, dy2_0 = s dh2_0 rho2 "
-                    "(both Eq 12/13 ratios proportional to s)", low_open=True, search=scale_search),
+        Param.float("scale", scale, FLOOR, 1e4, "initial weight scale s: dh2_0 = s a rho1, dy2_0 = s dh2_0 rho2 "
+                    "(both Eq 12/13 ratios proportional to s)", search=scale_search),
         Param.float("rho1", rho1, FLOOR, 100.0, "dh2_0 / (s a)", search=(0.3, 2.0)),
         Param.float("rho2", rho2, FLOOR, 100.0, "dy2_0 / (s dh2_0)", search=(0.3, 2.0)),
     ]

@@ -79,14 +79,17 @@ bernoulli = Claim(
     corrected=r"\text{the same with } e^{-A_{\rm high}t/\tau_y}\text{ in Eqs 39 and 40 (the printed exponent holds only "
               r"for }\tau_y=1\text{ or }A_{\rm high}=\|dh(0)\|^2);\ A_{\rm high}=0:\ \|dh(t)\|^2=\frac{u_0}{1+u_0t/\tau_y}",
     params=[
-        Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.3, 3.0)),
-        Param.float("tau_y", 2.0, FLOOR, 1e3, "decoder time constant (the printed Eq 39 is right only at 1)",
+        # narrower than the other two-point claims: at tau_h = 1e-6, tau_y <= 1e-3, delta_x >= 100, dh2_0 <= 1e-4
+        # or >= 1e3 the trajectory comparison was refuted by up to 1e8 times its error bound (scripts/range_ends.py),
+        # a stiffness the bound does not model; the claim itself is a change of variables
+        Param.float("tau_h", 1.0, 1e-4, 1e3, "encoder time constant (>= 1e-4: see the note above the parameters)",
                     search=(0.3, 3.0)),
-        Param.float("delta_x", 0.5, FLOOR, 1e3, "|x_2 - x_1| (a = delta_x^2)", search=(0.3, 2.0)),
-        Param.float("dh2_0", 0.5, FLOOR, 1e4, "|dh(0)|^2 > 0", search=(0.01, 3.0)),
+        Param.float("tau_y", 2.0, 1e-2, 1e3, "decoder time constant (the printed Eq 39 is right only at 1; >= 1e-2)",
+                    search=(0.3, 3.0)),
+        Param.float("delta_x", 0.5, FLOOR, 10.0, "|x_2 - x_1| (a = delta_x^2; <= 10)", search=(0.3, 2.0)),
+        Param.float("dh2_0", 0.5, 1e-3, 100.0, "|dh(0)|^2 > 0 (in [1e-3, 100])", search=(0.01, 3.0)),
         Param.float("dy2_0", 0.18, 0.0, 1e4, "|dy(0)|^2 (= w(0) since y1 = y2)", search=(0.0, 3.0)),
-        Param.float("T", 5.0, 0.0, 1e3, "last comparison time (20 times in (0, T])", low_open=True,
-                    search=(0.5, 20.0)),
+        Param.float("T", 5.0, FLOOR, 1e3, "last comparison time (20 times in (0, T])", search=(0.5, 20.0)),
     ],
     validate=_validate_b1,
     notes="Delta_y = 0 makes w = |dy|^2 invariant under Eq 7 (checked symbolically), and Eq 24 closes the u-equation. "
@@ -785,10 +788,10 @@ universality = Claim(
               r"only two effective learning rates }1/\tau_h,\ 1/\tau_y",
     status="holds",
     params=flow_params(dh2_0=0.3, dy2_0=0.2, w_0=0.1) + [
-        Param.float("lam", 3.0, 0.0, 1e3, "common factor of a and tau_h", low_open=True, search=(0.1, 10.0)),
-        Param.float("c", 2.0, 0.0, 1e3, "common factor of both tau's (a time rescaling t -> t/c)", low_open=True,
+        Param.float("lam", 3.0, FLOOR, 1e3, "common factor of a and tau_h", search=(0.1, 10.0)),
+        Param.float("c", 2.0, FLOOR, 1e3, "common factor of both tau's (a time rescaling t -> t/c)",
                     search=(0.1, 10.0)),
-        Param.float("T", 4.0, 0.0, 100.0, "time horizon", low_open=True, search=(0.5, 10.0)),
+        Param.float("T", 4.0, FLOOR, 100.0, "time horizon", search=(0.5, 10.0)),
     ],
     validate=validate_initial,
     notes="Two exact symmetries of Eq 7: (a, tau_h) -> (lam a, lam tau_h) leaves the field unchanged (a enters only as "
@@ -1090,12 +1093,14 @@ plateau = Claim(
               r"the loss at small weights}",
     status="holds",
     params=[
+        # narrower than the other two-point claims: at tau_y = 1e-6, delta_x >= 100 or delta_y <= 1e-3 the plateau
+        # slope missed 1/rate beyond its tolerance (scripts/range_ends.py): not resolved, so not declared
         Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.5, 2.0)),
-        Param.float("tau_y", 2.0, FLOOR, 1e3, "decoder time constant", search=(0.5, 2.0)),
-        Param.float("delta_x", 0.5, FLOOR, 1e3, "|x_2 - x_1|", search=(0.4, 1.5)),
-        Param.float("delta_y", 1.0, FLOOR, 1e3, "|y_2 - y_1|", search=(0.4, 1.5)),
-        Param.float("eps", 1e-4, 0.0, 0.01, "small scale: u0 = eps a, v0 = eps u0, dy(0) along Delta y",
-                    low_open=True, search=(1e-7, 1e-4)),
+        Param.float("tau_y", 2.0, 1e-4, 1e3, "decoder time constant (>= 1e-4)", search=(0.5, 2.0)),
+        Param.float("delta_x", 0.5, FLOOR, 10.0, "|x_2 - x_1| (<= 10)", search=(0.4, 1.5)),
+        Param.float("delta_y", 1.0, 1e-2, 1e3, "|y_2 - y_1| (>= 1e-2)", search=(0.4, 1.5)),
+        Param.float("eps", 1e-4, 1e-12, 0.01, "small scale: u0 = eps a, v0 = eps u0, dy(0) along Delta y (>= 1e-12: "
+                    "at 5e-324, u0 = 0 and the direction of dh is undefined)", search=(1e-7, 1e-4)),
     ],
     validate=lambda p: _pos(p, "tau_h", "tau_y", "delta_x", "delta_y", "eps"),
     notes="Quantitative reading (catalogue P1): with u0 = eps a, v0 = eps u0 and w0 = v0 - sqrt(v0 b) (A_high = "
