@@ -20,6 +20,22 @@ from theorems.core import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.vanrossem._common import ATOL, EPS, FLOOR, RTOL, flow_params, validate_initial
 
 
+def _narrowed(params, **ranges):
+    """``params`` with the ranges of some narrowed to ``(low, high)`` (None keeps that end), noted in their docs."""
+    import dataclasses
+    out = []
+    for q in params:
+        if q.name in ranges:
+            lo, hi = ranges[q.name]
+            lo = q.low if lo is None else lo
+            hi = q.high if hi is None else hi
+            q = dataclasses.replace(q, low=lo, high=hi, low_open=q.low_open and lo == q.low,
+                                    high_open=q.high_open and hi == q.high,
+                                    doc=f"{q.doc} (in [{lo:g}, {hi:g}] for this claim)")
+        out.append(q)
+    return out
+
+
 def _pos(p, *names):
     for n in names:
         if not (getattr(p, n) > 0):
@@ -79,15 +95,11 @@ bernoulli = Claim(
     corrected=r"\text{the same with } e^{-A_{\rm high}t/\tau_y}\text{ in Eqs 39 and 40 (the printed exponent holds only "
               r"for }\tau_y=1\text{ or }A_{\rm high}=\|dh(0)\|^2);\ A_{\rm high}=0:\ \|dh(t)\|^2=\frac{u_0}{1+u_0t/\tau_y}",
     params=[
-        # narrower than the other two-point claims: at tau_h = 1e-6, tau_y <= 1e-3, delta_x >= 100, dh2_0 <= 1e-4
-        # or >= 1e3 the trajectory comparison was refuted by up to 1e8 times its error bound (scripts/range_ends.py),
-        # a stiffness the bound does not model; the claim itself is a change of variables
-        Param.float("tau_h", 1.0, 1e-4, 1e3, "encoder time constant (>= 1e-4: see the note above the parameters)",
+        Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.3, 3.0)),
+        Param.float("tau_y", 2.0, FLOOR, 1e3, "decoder time constant (the printed Eq 39 is right only at 1)",
                     search=(0.3, 3.0)),
-        Param.float("tau_y", 2.0, 1e-2, 1e3, "decoder time constant (the printed Eq 39 is right only at 1; >= 1e-2)",
-                    search=(0.3, 3.0)),
-        Param.float("delta_x", 0.5, FLOOR, 10.0, "|x_2 - x_1| (a = delta_x^2; <= 10)", search=(0.3, 2.0)),
-        Param.float("dh2_0", 0.5, 1e-3, 100.0, "|dh(0)|^2 > 0 (in [1e-3, 100])", search=(0.01, 3.0)),
+        Param.float("delta_x", 0.5, FLOOR, 1e3, "|x_2 - x_1| (a = delta_x^2)", search=(0.3, 2.0)),
+        Param.float("dh2_0", 0.5, FLOOR, 1e4, "|dh(0)|^2 > 0", search=(0.01, 3.0)),
         Param.float("dy2_0", 0.18, 0.0, 1e4, "|dy(0)|^2 (= w(0) since y1 = y2)", search=(0.0, 3.0)),
         Param.float("T", 5.0, FLOOR, 1e3, "last comparison time (20 times in (0, T])", search=(0.5, 20.0)),
     ],
@@ -248,10 +260,14 @@ lazy = Claim(
     status="erratum",
     corrected=r"\text{Eq 43 (}\|\Delta y\|^2\to G^{-2}\|\Delta y\|^2)\text{ needs } u'=u/G,\ v'=v/G^2,\ w'=w/G^2,\ "
               r"t'=Gt;\ \text{the printed substitution gives } \|\Delta y\|^2\to G^{+2}\|\Delta y\|^2",
-    params=flow_params(dh2_0=0.3, dy2_0=0.2, w_0=0.1) + [
+    # narrower than the other two-point claims: at tau_h = 1e-6, tau_y <= 1e-3, delta_x >= 100, delta_y = 1e3 or
+    # dh2_0 outside [1e-3, 100] the trajectory comparison was refuted by up to 1e8 times its error bound
+    # (scripts/range_ends.py), a stiffness the bound does not model; the claim itself is a change of variables
+    params=_narrowed(flow_params(dh2_0=0.3, dy2_0=0.2, w_0=0.1), tau_h=(1e-4, None), tau_y=(1e-2, None),
+                     delta_x=(None, 10.0), delta_y=(None, 100.0), dh2_0=(1e-3, 100.0)) + [
         Param.float("G", 10.0, FLOOR, 1e4, "weight-scale factor of Eq 41", search=(0.2, 50.0)),
-        Param.float("T", 3.0, 0.0, 100.0, "time horizon of the trajectory comparison (original time)",
-                    low_open=True, search=(0.5, 10.0)),
+        Param.float("T", 3.0, FLOOR, 100.0, "time horizon of the trajectory comparison (original time)",
+                    search=(0.5, 10.0)),
     ],
     validate=_validate_lz,
     notes="The G -> infinity conclusion (Eq 43 tends to the y1 = y2 system) holds with the corrected substitution; by "
