@@ -122,6 +122,10 @@ def main(argv=None):
     ap.add_argument("--document", default=None)
     ap.add_argument("--claim", action="append", default=[])
     ap.add_argument("--json", default=None, help="write every run's result here")
+    ap.add_argument("--floors", action="store_true",
+                    help="for each float parameter whose low end fails, also run the decades 1e-300 .. 1e-1 above "
+                         "it (below the default) and print the smallest from which every decade passes: a floor "
+                         "to declare, or the place where the check must say inconclusive")
     args = ap.parse_args(argv)
 
     from theorems.core import all_claims, get_claim
@@ -133,7 +137,7 @@ def main(argv=None):
     def done(key, res):
         results[key] = res
         cid, name, lab, val = key
-        if res["verdict"] not in ("certified", "inconclusive", "rejected"):
+        if lab != "decade" and res["verdict"] not in ("certified", "inconclusive", "rejected"):
             print(f"{res['verdict']:<9} {cid} {name}={val!r} ({lab}) {res.get('wall', '')}s: {res['message'][:200]}",
                   flush=True)
 
@@ -155,11 +159,38 @@ def main(argv=None):
                 pool.submit((c.id, p.name, lab, v), chk, {p.name: v}, done)
     pool.drain(done)
 
-    bad = {k: r for k, r in results.items() if r["verdict"] in ("error", "crash")
-           or (r["verdict"] == "refuted")}
+    if args.floors:
+        by_id = {c.id: c for c in claims}
+        failing = sorted({(k[0], k[1]) for k, r in results.items() if k[2].startswith("low")
+                          and r["verdict"] in ("error", "crash", "refuted")})
+        decades = [10.0 ** e for e in (-300, -200, -100, -50, -30, -20, -15, -12, -10, -8, -6, -5, -4, -3, -2, -1)]
+        for cid, name in failing:
+            c = by_id[cid]
+            prm = {q.name: q for q in c.params}[name]
+            if prm.kind != "float":
+                continue
+            for v in decades:
+                if v > prm.low and (prm.high is None or v <= prm.high) and v < abs(prm.default or 1):
+                    pool.submit((cid, name, "decade", v), c.check("numeric"), {name: v}, lambda k, r: results.__setitem__(k, r))
+        pool.drain(lambda k, r: results.__setitem__(k, r))
+        print("\nfloors (smallest decade from which every decade up to the default passes):")
+        for cid, name in failing:
+            runs = sorted((k[3], r) for k, r in results.items() if k[:3] == (cid, name, "decade"))
+            floor = None
+            for v, r in reversed(runs):
+                if r["verdict"] in ("certified", "inconclusive", "rejected"):
+                    floor = v
+                else:
+                    break
+            seq = " ".join(f"{v:.0e}:{r['verdict'][:4]}" for v, r in runs)
+            print(f"  {cid} {name}: floor {floor!r}   [{seq}]")
+
+    bad = {k: r for k, r in results.items() if k[2] != "decade" and r["verdict"] in ("error", "crash", "refuted")}
     skipped = {k: r for k, r in results.items() if r["verdict"] == "skipped"}
     tally: dict = {}
-    for r in results.values():
+    for k, r in results.items():
+        if k[2] == "decade":
+            continue
         tally[r["verdict"]] = tally.get(r["verdict"], 0) + 1
     print(f"\n{len(claims)} claims, {len(results)} runs in {time.monotonic() - t0:.0f} s: {tally}")
     if skipped:
