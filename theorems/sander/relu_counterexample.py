@@ -38,7 +38,8 @@ relu = Claim(
     params=[
         Param.int("L", 8, 1, 64, "half depth (the network has 2L layers)", search=(1, 8)),
         Param.float("C", 2.0, 1.0, 10.0, "target ratio y = C x, C > 1", low_open=True, search=(1.2, 4.0)),
-        Param.float("x", 1.0, 0.0, 10.0, "the input x > 0", low_open=True, search=(0.3, 2.0)),
+        Param.float("x", 1.0, 1e-100, 10.0, "the input x > 0 (>= 1e-100: the loss ~ x^2 must not underflow)",
+                    search=(0.3, 2.0)),
         Param.float("T", 200.0, 0.0, 10_000.0, "gradient-flow time (depth-scaled flow (3.4))", low_open=True),
     ],
     notes="E14: the printed flow misses the factor x/(2L) (unscaled flow) -- only the time scale changes, the limit w* "
