@@ -1,6 +1,7 @@
 """The ``theorems`` command line (DESIGN.md contract).
 
-    theorems list [--document KEY] [--json]
+    theorems list [--document KEY] [--status S] [--json]
+    theorems show ID [--json]
     theorems check ID [--variant V] [--param NAME=JSON ...] [--params-file F]
                       [--backend numpy|numba|cupy|mpmath] [--json]
     theorems certify [--profile ci|dev|thorough] [--out DIR] [--document KEY] [--runslow]
@@ -9,7 +10,9 @@
     theorems explore ID
 
 Exit codes of ``check``: 0 certified, 1 refuted / inconclusive / error, 2 bad input
-(one line on stderr naming what is wrong).
+(one line on stderr naming what is wrong).  ``check --params-file F`` replays the claim, check,
+variant and backend recorded in F (a result record, a counterexample, or a plain object of
+parameters); ``--variant`` and ``--backend`` on the command line override the record.
 """
 from __future__ import annotations
 
@@ -30,8 +33,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _bad(msg: str) -> int:
-    sys.stderr.write(f"theorems: error: {msg}\n")
+    """One line on stderr, exit 2.  A value that cannot be encoded (a lone surrogate from
+    argv bytes that are not UTF-8) is written escaped, never as an encoding traceback."""
+    line = " ".join(str(msg).split("\n")[:1])
+    line = line.encode("utf-8", "backslashreplace").decode("utf-8")
+    sys.stderr.write(f"theorems: error: {line}\n")
     return 2
+
+
+def _nonempty(option: str, value):
+    """``--variant ''`` must not silently mean 'the default'."""
+    from .claim import ParamError
+    if value is not None and not value.strip():
+        raise ParamError(f"{option} may not be empty")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -43,6 +58,12 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--document", default=None, help="only this document (jacot, vanrossem, menon, chen, sander)")
     ls.add_argument("--json", action="store_true", help="print the claims' records as JSON")
     ls.add_argument("--markdown", action="store_true", help="print a Markdown table (as in the README)")
+    ls.add_argument("--status", default=None, metavar="S",
+                    help="only claims of this status (holds, erratum, gap, heuristic, empirical)")
+
+    sh = sub.add_parser("show", help="describe one claim: statement, location, parameters, checks, notes")
+    sh.add_argument("id", help="claim id, e.g. menon.balanced_invariance")
+    sh.add_argument("--json", action="store_true", help="print the claim's record as JSON")
 
     ck = sub.add_parser("check", help="run a claim's numeric check once and print the result record")
     ck.add_argument("id", help="claim id, e.g. menon.balanced_invariance")
@@ -50,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--param", action="append", default=[], metavar="NAME=JSON",
                     help="a parameter value as JSON (a number, or nested lists for a matrix)")
     ck.add_argument("--params-file", default=None, metavar="F",
-                    help="JSON file of parameters (an object, or a result record / counterexample)")
-    ck.add_argument("--backend", default="numpy", help="numpy, numba, cupy or mpmath")
+                    help="JSON file of parameters (an object, or a result record / counterexample, "
+                         "whose recorded variant and backend are replayed unless given here)")
+    ck.add_argument("--backend", default=None, help="numpy (default), numba, cupy or mpmath")
     ck.add_argument("--json", action="store_true", help="print the record as JSON")
 
     ce = sub.add_parser("certify", help="run every check through pytest and write results.json")
@@ -85,6 +107,8 @@ def main(argv=None) -> int:
     try:
         if args.cmd == "list":
             return cmd_list(args)
+        if args.cmd == "show":
+            return cmd_show(args)
         if args.cmd == "check":
             return cmd_check(args)
         if args.cmd == "certify":
@@ -105,10 +129,15 @@ def cmd_list(args) -> int:
     """From the index (no claim module imported while it is fresh; see :mod:`theorems.registry`)."""
     from .params import ParamError
     from .registry import index
+    from .vocabulary import STATUSES
+    if args.status is not None and args.status not in STATUSES:
+        return _bad(f"unknown status {args.status!r} (known: {', '.join(STATUSES)})")
     try:
         claims = index(args.document)
     except ParamError as exc:
         return _bad(str(exc))
+    if args.status is not None:
+        claims = [c for c in claims if c.status == args.status]
     if args.json:
         print(json.dumps(claims, indent=1))
         return 0
@@ -128,52 +157,179 @@ def cmd_list(args) -> int:
     return 0
 
 
-def _params_from_file(path: str) -> dict:
+def _read_params_file(path: str) -> tuple[dict, dict]:
+    """The parameters in ``path`` and what the file records about where they come from.
+
+    ``path`` holds a result record (``{"claim", "check", "variant", ..., "params",
+    "counterexample": {"params": ...}}``: the counterexample's parameters when it has them,
+    else the record's), a counterexample (``{"params": ..., ...}``), or a plain object of
+    parameters.  Returns ``(params, meta)`` with meta's ``claim``, ``check``, ``variant``,
+    ``backend`` and ``verdict`` where the file gives them.  Raises ParamError (exit 2)."""
+    from .claim import ParamError
+    from .params import _short
+    if not path.strip():
+        raise ParamError("--params-file may not be empty")
+    name = _short(path, 120)
+    p = Path(path)
     try:
-        data = json.loads(Path(path).read_text())
+        text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise ValueError(f"params file {path!r} not found") from None
+        raise ParamError(f"params file {name} not found") from None
+    except IsADirectoryError:
+        raise ParamError(f"params file {name} is a folder, not a file") from None
+    except UnicodeDecodeError:
+        raise ParamError(f"params file {name} is not UTF-8 text") from None
+    except (OSError, ValueError) as exc:  # permission, a name too long, an embedded NUL ...
+        raise ParamError(f"cannot read params file {name}: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise ParamError(f"params file {name} is nested too deeply") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"params file {path!r} is not valid JSON ({exc.msg})") from None
+        raise ParamError(f"params file {name} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise ParamError(f"params file {name} is not usable: {str(exc).split(';')[0]}") from None
     if not isinstance(data, dict):
-        raise ValueError(f"params file {path!r} must hold a JSON object")
-    # accept a result record or a counterexample as well as a plain object
-    if isinstance(data.get("counterexample"), dict) and "params" in data["counterexample"]:
-        data = data["counterexample"]["params"]
-    elif "params" in data and isinstance(data["params"], dict):
-        data = data["params"]
-    return data
+        raise ParamError(f"params file {name} must hold a JSON object")
+    if "params" not in data and "counterexample" not in data:
+        return data, {}  # a plain object of parameters
+    meta = {}
+    for key in ("claim", "check", "variant", "backend", "verdict"):
+        if data.get(key) is not None:
+            if not isinstance(data[key], str):
+                raise ParamError(f"params file {name}: field {key!r} must be a string, got {_short(data[key])}")
+            meta[key] = data[key]
+    cex = data.get("counterexample")
+    if cex is not None and not isinstance(cex, dict):
+        raise ParamError(f"params file {name}: 'counterexample' must be an object, got {_short(cex)}")
+    if cex is not None and "params" in cex:
+        params, where = cex["params"], "counterexample's 'params'"
+        meta["from"] = "counterexample"
+    elif "params" in data:
+        params, where = data["params"], "'params'"
+    else:
+        raise ParamError(f"params file {name}: the counterexample has no 'params' and the record none either")
+    if not isinstance(params, dict):
+        raise ParamError(f"params file {name}: the {where} must be an object of parameters, got {_short(params)}")
+    return params, meta
+
+
+def pytest_command(claim) -> str:
+    """The pytest command that runs exactly this claim's checks: its node id, so that no other
+    claim matches (``-k`` on a dotted id selects nothing), with ``--runslow`` when a check is slow."""
+    mod = sys.modules.get(claim.module)
+    path = Path(getattr(mod, "__file__", "") or (claim.module.replace(".", "/") + ".py"))
+    try:
+        path = path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        pass  # not below the working directory: the absolute path
+    slow = " --runslow" if any(c.slow for c in claim.checks) else ""
+    return f"pytest {shlex_quote(f'{path}::{claim.id}')}{slow}"
+
+
+def shlex_quote(s: str) -> str:
+    import shlex
+    return shlex.quote(s)
+
+
+def _no_variant_message(claim) -> str:
+    """Why ``theorems check`` cannot run ``claim`` (no numeric check, no falsifier), and what can."""
+    if not claim.checks:
+        return (f"{claim.id} has no checks (status {claim.status}): nothing to run; "
+                f"`theorems show {claim.id}` says why")
+    kinds = ", ".join(f"{c.kind}[{c.variant}]" + (" (slow)" if c.slow else "") for c in claim.checks)
+    return (f"{claim.id} has no numeric check or falsifier for theorems check (its checks: {kinds}); "
+            f"run them with `{pytest_command(claim)}`, or see `theorems show {claim.id}`")
+
+
+def _replay_target(claim, meta: dict, path: str):
+    """The variant a params file asks for (None: the file records none), or ParamError."""
+    from .claim import ParamError
+    from .params import _short
+    name = _short(path, 120)
+    if "claim" in meta and meta["claim"] != claim.id:
+        raise ParamError(f"params file {name} was recorded for {_short(meta['claim'])}, not {claim.id}")
+    kind, variant = meta.get("check"), meta.get("variant")
+    if kind in ("symbolic", "reproduction"):
+        raise ParamError(f"params file {name} records the {kind} check {kind}[{_short(variant)}] of {claim.id}, "
+                         f"which `theorems check` does not run: run `{pytest_command(claim)}`")
+    if kind == "property":
+        return claim.true_variant  # a failing draw replays through the numeric check of the variant that holds
+    if kind is not None and kind not in ("numeric", "falsifier"):
+        raise ParamError(f"params file {name} records an unknown check kind {_short(kind)}")
+    if variant is None:
+        return None
+    variants = claim.variants()
+    if variant not in variants or (kind is not None and variants[variant].kind != kind):
+        what = f"{kind}[{_short(variant)[1:-1]}]" if kind else f"variant {_short(variant)}"
+        raise ParamError(f"params file {name} records {what}, which {claim.id} does not have "
+                         f"(known: {', '.join(f'{c.kind}[{v}]' for v, c in variants.items())})")
+    return variant
+
+
+def _recorded_backend(check, backend: str, notes: list) -> str:
+    """The backend a record names, or numpy with a note when this check cannot run it."""
+    from .runner import check_backend as _check_backend
+    from .vocabulary import BackendError
+    try:
+        _check_backend(check, backend)
+        return backend
+    except BackendError as exc:
+        notes.append(f"note: the recorded backend {backend!r} cannot run here ({str(exc).splitlines()[0]}); "
+                     f"running numpy (give --backend to choose)")
+        return "numpy"
 
 
 def cmd_check(args) -> int:
-    from .vocabulary import BACKENDS
     from .params import ParamError
     from .registry import get_claim
     from .runner import run_check
     from .params import parse_assignment
     from .record import dumps
+    notes: list[str] = []
+    replay = None
     try:
+        _nonempty("--variant", args.variant)
+        _nonempty("--backend", args.backend)
         claim = get_claim(args.id)
         given: dict = {}
-        if args.params_file:
-            given.update(_params_from_file(args.params_file))
+        meta: dict = {}
+        if args.params_file is not None:
+            file_params, meta = _read_params_file(args.params_file)
+            given.update(file_params)
         for a in args.param:
             name, value = parse_assignment(a)
             given[name] = value
         variants = claim.variants()
         if not variants:
-            kinds = sorted({c.kind for c in claim.checks}) or ["none"]
-            raise ParamError(f"{claim.id} has no numeric check to run (its checks: {', '.join(kinds)}); "
-                             f"run `pytest theorems -k {claim.id}`")
-        variant = args.variant or claim.true_variant
+            raise ParamError(_no_variant_message(claim))
+        recorded = _replay_target(claim, meta, args.params_file) if args.params_file is not None else None
+        variant = args.variant or recorded or claim.true_variant
         if variant not in variants:
             raise ParamError(f"unknown variant {variant!r} for {claim.id} (known: {', '.join(variants)})")
-        if args.backend not in BACKENDS:
-            raise ParamError(f"unknown backend {args.backend!r} (known: {', '.join(BACKENDS)})")
         check = variants[variant]
-        rec = run_check(check, given, backend=args.backend)
-    except (ParamError, ValueError) as exc:
-        return _bad(str(exc).splitlines()[0])
+        if args.backend is not None:
+            backend = args.backend
+        elif meta.get("backend"):
+            backend = _recorded_backend(check, meta["backend"], notes)
+        else:
+            backend = "numpy"
+        if args.params_file is not None:
+            how = [f"{'the counterexample' if meta.get('from') == 'counterexample' else 'the parameters'}"]
+            if args.variant and recorded and args.variant != recorded:
+                how.append(f"variant {args.variant} given here (the file records {recorded})")
+            replay = (f"replaying {claim.id} {check.kind}[{variant}] on {backend} from {args.params_file} "
+                      f"({'; '.join(how)})")
+        rec = run_check(check, given, backend=backend)
+    except (ParamError, ValueError) as exc:  # ValueError: a claim's validator rejecting the instance
+        return _bad(str(exc))
+    if replay:
+        notes.insert(0, replay)
+    if meta.get("verdict") in ("certified", "refuted", "inconclusive") and rec["variant"] == meta.get("variant") \
+            and rec["verdict"] != meta["verdict"]:
+        notes.append(f"note: the file records {meta['verdict']}, this run gives {rec['verdict']}")
+    for n in notes:  # with --json, stdout is the record alone
+        (sys.stderr if args.json else sys.stdout).write(n + "\n")
     if args.json:
         print(dumps(rec, indent=1))
     else:
@@ -191,7 +347,86 @@ def cmd_check(args) -> int:
     return 0 if rec["verdict"] == "certified" else 1
 
 
+def cmd_show(args) -> int:
+    """``theorems show ID``: statement, location, status, parameters, checks, notes, and for a
+    claim that nothing checks by default, why."""
+    from .documents import DOCUMENTS
+    from .params import ParamError
+    from .registry import get_claim
+    try:
+        claim = get_claim(args.id)
+    except ParamError as exc:
+        return _bad(str(exc))
+    d = claim.describe()
+    if args.json:
+        print(json.dumps(d, indent=1))
+        return 0
+    loc = d["location"]
+    print(f"{claim.id}: {claim.title}")
+    print(f"  {claim.label}, document {claim.document} (seed {DOCUMENTS[claim.document][0]})")
+    where = [f"section {loc['section']}" if loc["section"] else "", f"equation {loc['equation']}" if loc["equation"] else "",
+             f"seed lines {loc['lines'][0]}-{loc['lines'][1]}"]
+    print("  location: " + ", ".join(w for w in where if w))
+    print(f"  status: {claim.status}")
+    print(f"  statement: {claim.statement}")
+    if claim.corrected:
+        print(f"  corrected: {claim.corrected}")
+    if claim.params:
+        print("  parameters:")
+        for p in d["params"]:
+            rng = p.get("range") or (f"one of {p['choices']}" if p.get("choices") else "")
+            default = json.dumps(p["default"])
+            default = default if len(default) <= 60 else default[:57] + "..."
+            print(f"    {p['name']} ({p['kind']}) default {default}" + (f", range {rng}" if rng else "")
+                  + (f": {p['doc']}" if p["doc"] else ""))
+    if claim.checks:
+        print("  checks:")
+        for c in claim.checks:
+            extra = [f"expect {c.expect}"]
+            if c.kind in ("numeric", "falsifier"):
+                extra.append("backends " + ", ".join(c.backends))
+            if c.slow:
+                extra.append("slow")
+            print(f"    {c.kind}[{c.variant}] ({'; '.join(extra)})" + (f": {c.description}" if c.description else ""))
+    else:
+        print("  checks: none")
+    if claim.notes:
+        print(f"  notes: {claim.notes}")
+    if claim.catalogue:
+        print(f"  catalogue: {claim.catalogue}")
+    default_run = [c for c in claim.checks if not c.slow]
+    if not default_run:
+        if not claim.checks:
+            why = "it has no checks" + ("; the notes above say why" if claim.notes else " and no notes say why")
+        else:
+            why = (f"every check is slow ({', '.join(c.nodeid for c in claim.checks)}): "
+                   f"run `{pytest_command(claim)}`")
+        print(f"  unchecked by default: {why}")
+    if claim.variants():
+        print(f"  run: theorems check {claim.id} [--variant {'|'.join(claim.variants())}]")
+    elif claim.checks:
+        print(f"  run: {pytest_command(claim)}")
+    return 0
+
+
 # ---------------------------------------------------------------------------
+def _bad_k_expression(expr: str) -> str | None:
+    """Why pytest would reject ``-k expr`` (its usage error would print several lines after the
+    run started), or None.  Uses pytest's own parser where this pytest has it where expected."""
+    try:
+        from _pytest.mark import expression
+    except ImportError:  # pragma: no cover - another pytest layout: pytest itself will say
+        return None
+    errors = tuple(e for e in (getattr(expression, "ParseError", None), SyntaxError) if e)  # pytest < 8.4 / >= 8.4
+    try:
+        expression.Expression.compile(expr)
+    except errors as exc:
+        return (str(getattr(exc, "msg", None) or exc).splitlines() or [type(exc).__name__])[0]
+    except (RecursionError, ValueError, MemoryError) as exc:
+        return type(exc).__name__
+    return None
+
+
 def _versions() -> dict:
     versions = {}
     for mod in ("numpy", "scipy", "sympy", "numba", "hypothesis", "mpmath", "flint", "jinja2", "matplotlib"):
@@ -255,12 +490,20 @@ def cmd_certify(args) -> int:
     from .documents import DOCUMENTS
     from .registry import all_claims
     from .record import dumps
+    from .params import _short
     if args.profile not in profiles.PROFILES:
-        return _bad(f"unknown profile {args.profile!r} (known: {', '.join(profiles.PROFILES)})")
-    if args.document and args.document not in DOCUMENTS:
-        return _bad(f"unknown document {args.document!r} (known: {', '.join(DOCUMENTS)})")
+        return _bad(f"unknown profile {_short(args.profile)} (known: {', '.join(profiles.PROFILES)})")
+    # an empty --document or --select would silently mean 'everything'
+    if args.document is not None and args.document not in DOCUMENTS:
+        return _bad(f"unknown document {_short(args.document)} (known: {', '.join(DOCUMENTS)})")
+    if args.select is not None:
+        if not args.select.strip():
+            return _bad("--select may not be empty")
+        why = _bad_k_expression(args.select)
+        if why:
+            return _bad(f"--select {_short(args.select)} is not a pytest -k expression ({why})")
     if args.seed is not None and not (0 <= args.seed < 2**32):
-        return _bad(f"--seed {args.seed} is out of range [0, 2^32)")
+        return _bad(f"--seed {_short(args.seed)} is out of range [0, 2^32)")
     if args.jobs < 0:
         return _bad(f"--jobs {args.jobs} must be >= 0 (0: one process per core)")
     previous, rerun_ids = None, []
@@ -272,10 +515,18 @@ def cmd_certify(args) -> int:
         if not rerun_ids:
             print(f"nothing to rerun: every check in {Path(args.rerun_failed) / 'results.json'} came out as expected")
             return 0
-    out = Path(args.out).resolve()
-    if out.exists() and not out.is_dir():
-        return _bad(f"--out {args.out!r} exists and is not a folder")
-    out.mkdir(parents=True, exist_ok=True)
+    if not args.out.strip():
+        return _bad("--out may not be empty")
+    try:
+        out = Path(args.out).resolve()
+        if out.exists() and not out.is_dir():
+            return _bad(f"--out {_short(args.out)} exists and is not a folder")
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / "_records.json"
+        probe.touch()  # a folder we cannot write to fails here, not after the whole run
+    except (OSError, ValueError) as exc:  # below a regular file, a name too long, no permission, a NUL
+        return _bad(f"--out {_short(args.out)}: cannot create the output folder "
+                    f"({getattr(exc, 'strerror', None) or exc})")
     raw = out / "_records.json"
     if raw.exists():
         raw.unlink()

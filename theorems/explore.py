@@ -744,12 +744,24 @@ class Explorer(cmd.Cmd):
             return
         path = Path(args[0]).expanduser()
         try:
-            data = json.loads(path.read_text())
+            data = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             self.error(f"file {str(path)!r} not found")
             return
+        except IsADirectoryError:
+            self.error(f"{str(path)!r} is a folder, not a file")
+            return
+        except UnicodeDecodeError:
+            self.error(f"file {str(path)!r} is not UTF-8 text")
+            return
+        except RecursionError:
+            self.error(f"file {str(path)!r} is nested too deeply")
+            return
         except json.JSONDecodeError as exc:
             self.error(f"file {str(path)!r} is not valid JSON ({exc.msg})")
+            return
+        except (OSError, ValueError) as exc:  # permission, a name too long; an int of more than 4300 digits
+            self.error(f"cannot read {str(path)!r}: {getattr(exc, 'strerror', None) or str(exc).split(';')[0]}")
             return
         if not isinstance(data, dict):
             self.error(f"file {str(path)!r} must hold a JSON object")
@@ -877,6 +889,10 @@ def cmd_explore(args) -> int:
         return 2
     try:
         sys.stdout.reconfigure(errors="backslashreplace")  # an ASCII terminal must not end the session
+    except (AttributeError, ValueError):
+        pass
+    try:  # nor bytes that are not UTF-8 on standard input: they read as U+FFFD, an unknown command
+        sys.stdin.reconfigure(errors="replace")
     except (AttributeError, ValueError):
         pass
     ex = Explorer(claim, profile=getattr(args, "profile", None))

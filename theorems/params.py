@@ -98,7 +98,7 @@ class Param:
         return f"{lo}{a}, {b}{hi}"
 
     def _check_scalar_range(self, v: float, what: str | None = None) -> None:
-        what = what or f"parameter {self.name}={v!r}"
+        what = what or f"parameter {self.name}={_short(v)}"
         if isinstance(v, float) and math.isnan(v):
             raise ParamError(f"{what} is NaN")
         if self.low is not None and (v < self.low or (self.low_open and v == self.low)):
@@ -117,22 +117,28 @@ class Param:
         if k == "bool":
             if isinstance(value, bool):
                 return value
-            raise ParamError(f"parameter {n} must be true or false, got {value!r}")
+            raise ParamError(f"parameter {n} must be true or false, got {_short(value)}")
         if k == "int":
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ParamError(f"parameter {n} must be an integer, got {value!r}")
+                raise ParamError(f"parameter {n} must be an integer, got {_short(value)}")
             if isinstance(value, (float, np.floating)):
                 if math.isnan(value):
                     raise ParamError(f"parameter {n} is NaN")
                 if not float(value).is_integer():
                     raise ParamError(f"parameter {n} must be an integer, got {value!r}")
-            v = int(value)
+            try:
+                v = int(value)
+            except OverflowError:  # an infinite float
+                raise ParamError(f"parameter {n}={value!r} is out of range {self._range_text()}") from None
             self._check_scalar_range(v)
             return v
         if k == "float":
             if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-                raise ParamError(f"parameter {n} must be a number, got {value!r}")
-            v = float(value)
+                raise ParamError(f"parameter {n} must be a number, got {_short(value)}")
+            try:
+                v = float(value)
+            except OverflowError:  # a JSON integer of hundreds of digits
+                raise ParamError(f"parameter {n} is too large for a float ({_short(value)})") from None
             if math.isnan(v):
                 raise ParamError(f"parameter {n} is NaN")
             if math.isinf(v):
@@ -140,8 +146,8 @@ class Param:
             self._check_scalar_range(v)
             return v
         if k == "choice":
-            if value not in self.choices:
-                raise ParamError(f"parameter {n}={value!r} is not one of {list(self.choices)}")
+            if not isinstance(value, str) or value not in self.choices:
+                raise ParamError(f"parameter {n}={_short(value)} is not one of {list(self.choices)}")
             return value
         if k == "matrices":
             if not isinstance(value, (list, tuple)) or len(value) == 0:
@@ -150,22 +156,31 @@ class Param:
             for i, m in enumerate(value):
                 try:
                     arr = np.asarray(m, dtype=float)
-                except (TypeError, ValueError):
+                except OverflowError:
+                    raise ParamError(f"entry {i} of parameter {n} has an entry too large for a float") from None
+                except (TypeError, ValueError, RecursionError):
                     raise ParamError(f"entry {i} of parameter {n} is not a matrix of numbers") from None
                 if arr.ndim != 2 or arr.size == 0:
                     raise ParamError(f"entry {i} of parameter {n} must be a non-empty matrix, got shape {arr.shape}")
+                if not _numbers_only(m):
+                    raise ParamError(f"entry {i} of parameter {n} is not a matrix of numbers (a string or true/false)")
                 if not np.all(np.isfinite(arr)):
                     raise ParamError(f"entry {i} of parameter {n} has a NaN or infinite entry")
                 out.append(arr)
             return out
         if k in ("matrix", "vector"):
+            what = "nested list of numbers" if k == "matrix" else "list of numbers"
             try:
                 arr = np.asarray(value, dtype=float)
-            except (TypeError, ValueError):
-                raise ParamError(f"parameter {n} must be a {'nested list of numbers' if k == 'matrix' else 'list of numbers'}, got {value!r}") from None
+            except OverflowError:
+                raise ParamError(f"parameter {n} has an entry too large for a float") from None
+            except (TypeError, ValueError, RecursionError):
+                raise ParamError(f"parameter {n} must be a {what}, got {_short(value)}") from None
             want = 2 if k == "matrix" else 1
             if arr.ndim != want or arr.size == 0:
                 raise ParamError(f"parameter {n} must be a non-empty {k} ({want}-d list), got shape {arr.shape}")
+            if not _numbers_only(value):
+                raise ParamError(f"parameter {n} must be a {what}, not strings or true/false")
             if not np.all(np.isfinite(arr)):
                 raise ParamError(f"parameter {n} has a NaN or infinite entry")
             if k == "vector" and (self.low is not None or self.high is not None):
@@ -252,13 +267,36 @@ def parse_assignment(text: str) -> tuple[str, Any]:
         raise ParamError(f"--param expects NAME=VALUE, got {text!r}")
     try:
         value = json.loads(raw, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ParamError(f"value of parameter {name} is nested too deeply") from None
     except json.JSONDecodeError as exc:
         # a bare word is taken as a string (for choice parameters)
         if raw and raw.replace("_", "").replace("-", "").isalnum() and not raw[0].isdigit():
             value = raw
         else:
-            raise ParamError(f"value of parameter {name} is not valid JSON: {raw!r} ({exc.msg})") from None
+            raise ParamError(f"value of parameter {name} is not valid JSON: {_short(raw)} ({exc.msg})") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise ParamError(f"value of parameter {name} is not usable: {str(exc).split(';')[0]}") from None
     return name, value
+
+
+def _short(value: Any, width: int = 80) -> str:
+    """``repr(value)`` cut to ``width`` characters (an error line names the value, not all of it)."""
+    try:
+        r = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply; an int of more than 4300 digits
+        r = f"<{type(value).__name__}>"
+    return r if len(r) <= width else r[: width - 3] + "..."
+
+
+def _numbers_only(value: Any) -> bool:
+    """True when every leaf of nested lists is an int or float (not a string, not true/false);
+    called after ``np.asarray`` accepted ``value`` as a vector or matrix, so the nesting is shallow."""
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "iuf"
+    if isinstance(value, (list, tuple)):
+        return all(_numbers_only(x) for x in value)
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
 
 
 def _reject_constant(c: str):

@@ -299,7 +299,8 @@ gradient = Claim(
         Param.int("w", 3, 1, 16, "width", search=(1, 5)),
         Param.int("N", 4, 1, 16, "data points", search=(1, 6)),
         Param.int("L", 6, 1, 40, "layers", search=(1, 10)),
-        Param.float("Lt", 2.0, 0.0, 100.0, "effective depth (must satisfy L > (1 + a/4) Lt)", low_open=True,
+        Param.float("Lt", 2.0, 1e-6, 100.0, "effective depth (must satisfy L > (1 + a/4) Lt)"
+                    " (>= 1e-6: below, not resolved in double precision)",
                     search=(0.1, 3.0)),
         Param.float("a", 0.5, 0.0, 1.0, "irregular mesh parameter", high_open=True, search=(0.0, 0.9)),
         Param.float("lam", 0.1, 0.0, 10.0, "regularisation lambda", search=(0.0, 1.0)),

@@ -19,7 +19,8 @@ def _params(w=6, N=5, Lt=3.0, B_scale=0.1, search_w=(2, 8), search_N=(2, 8)):
     return [
         Param.int("w", w, 1, 32, "width (number of neurons, rows of A_p)", search=search_w),
         Param.int("N", N, 1, 32, "number of data points (columns of A_p)", search=search_N),
-        Param.float("Lt", Lt, 0.0, 50.0, "effective depth L~ (leakage)", low_open=True, search=(0.5, 10.0)),
+        Param.float("Lt", Lt, 1e-6, 50.0, "effective depth L~ (leakage)"
+                    " (>= 1e-6: below, not resolved in double precision)", search=(0.5, 10.0)),
         Param.seed("seed of the initial (A_0, B_0)"),
         Param.float("B_scale", B_scale, 0.0, 10.0, "scale of the initial momentum B_0", low_open=True,
                     search=(1e-2, 1.0)),
@@ -79,7 +80,10 @@ def _equations_outcome(p, variant=0):
     scale = leaky.hamiltonian_scale(A, B, p.Lt) / max(1.0, float(np.linalg.norm(A)) + float(np.linalg.norm(B)))
     # Error model of a central difference of a cubic-in-(A,B) polynomial (piecewise): truncation
     # h^2/6 |H'''| <= h^2 * scale, plus cancellation 2 eps |H| / h per entry; Frobenius over w N entries.
-    tol = np.sqrt(p.w * p.N) * (h * h * scale + 4 * EPS * leaky.hamiltonian_scale(A, B, p.Lt) / h) * 10
+    # |H| here is the size of H's terms at the perturbed points (|A|, |B| + h, no cancellation between entries):
+    # for tiny B (B_scale = 1e-10) H(A, B) is ~ 0 but H(A, B + h e) carries Lt h |A| with rounding eps Lt h |A|
+    Hs = leaky.hamiltonian_scale(np.abs(A), np.abs(B) + h, p.Lt)
+    tol = np.sqrt(p.w * p.N) * (h * h * scale + 4 * EPS * Hs / h) * 10
     return Outcome.from_parts({"dA = dH/dB": (float(np.linalg.norm(dA - gB)), tol),
                                "-dB = dH/dA": (float(np.linalg.norm(-dB - gA)), tol)},
                               message="Hamilton's equations vs central differences of H",
@@ -390,7 +394,8 @@ thm4 = Claim(
     statement=r"\mathcal H=\tfrac1{2\tilde L}\|\partial_pA_p+\gamma\tilde LB_p\|^2_{(K_p+\gamma I)}"
               r"-\tfrac{\tilde L}2\|A_p\|^2_{(K_p+\gamma I)}-\gamma\tfrac{\tilde L}2\|B_p\|^2",
     status="holds",
-    params=_params() + [Param.float("gamma", 0.1, 0.0, 100.0, "regularisation gamma > 0", low_open=True,
+    params=_params() + [Param.float("gamma", 0.1, 1e-12, 100.0, "regularisation gamma > 0"
+                    " (>= 1e-12: below, numerically singular)",
                                     search=(1e-3, 10.0))],
     notes="Catalogue T4a: an algebraic identity for any (A, B) once A' := Lt (B K - A), since "
           "A'/Lt + gamma B = B (K + gamma I) - A; neither optimality nor the image condition is needed.",

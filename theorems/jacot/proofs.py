@@ -240,8 +240,8 @@ e6 = Claim(
     corrected=r"\|A\|_K^2=\lim_{\gamma\searrow0}\|A\|^2_{\bar K+\gamma I}-\frac{\mathbf 1^T(\bar K+\gamma)^{-1}\bar K(\bar K+\gamma)^{-1}"
               r"\mathbf 1}{1+x_\gamma},\ \ \frac{\mathbf 1^T(\bar K+\gamma)^{-1}\bar K(\bar K+\gamma)^{-1}\mathbf 1}{1+x_\gamma}\le"
               r"\frac{\|\bar K^{+1/2}\mathbf 1\|^2}{1+x_\gamma}\to0,\ \text{so }\|A\|_K^2=\|A\|^2_{\bar K}",
-    params=_stable_params() + [Param.float("gamma_min", 1e-8, 0.0, 1e-2, "smallest gamma of the sequence 1e-2 ... gamma_min",
-                                           low_open=True)],
+    params=_stable_params() + [Param.float("gamma_min", 1e-8, 1e-12, 1e-2, "smallest gamma of the sequence 1e-2 ... gamma_min"
+                    " (>= 1e-12: below, numerically singular)")],
     notes="E6: x_gamma = 1^T (Kbar + gamma)^{-1} 1 -> infinity (1 not in Im Kbar), so x/(1+x) -> 1 and the printed chain "
           "only yields |A|_K^2 >= |A|_Kbar^2 - 1; the true subtracted term has a bounded numerator. Checked at "
           "stable minima A = |G1||G2| (A^T A = Kbar there).",
@@ -420,7 +420,8 @@ e15 = Claim(
     status="erratum",
     corrected=r"\text{COI refers to }\min_p\|A_p\|^2_{K_p};\ \text{on the rest geodesic }A_p\equiv A>0,\ B_p\equiv AK^+:\ "
               r"-\tfrac2{\tilde L}\mathcal H=\|A\|_K^2=\mathrm{Rank}A",
-    params=_stable_params(w=6, N=6, k=3) + [Param.float("Lt", 5.0, 0.0, 100.0, "effective depth", low_open=True,
+    params=_stable_params(w=6, N=6, k=3) + [Param.float("Lt", 5.0, 1e-6, 100.0, "effective depth"
+                    " (>= 1e-6: below, not resolved in double precision)",
                                                         search=(0.5, 20.0))],
     notes="E15. Exact instance: a strictly positive stable minimum A = |G1||G2| (1 not in Im A^T, so A K^+ 1 = 0) "
           "with B = A K^+ is a rest point of Hamilton's equations (A' = Lt(BK - A) = 0 and relu(A)B^TB = B), hence "

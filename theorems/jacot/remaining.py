@@ -54,7 +54,8 @@ transpose = Claim(
     params=[
         Param.int("w", 6, 1, 32, "width (rows of A, B)", search=(1, 8)),
         Param.int("N", 5, 1, 32, "data points (columns of A, B)", search=(1, 8)),
-        Param.float("Lt", 3.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.1, 10.0)),
+        Param.float("Lt", 3.0, 1e-6, 50.0, "effective depth Lt"
+                    " (>= 1e-6: below, not resolved in double precision)", search=(0.1, 10.0)),
         Param.seed("seed of (A, B)"),
     ],
     notes="E10: W_p is w x (w+1) and sigma(A_p)^+ is N x (w+1), so the printed product is not even defined "
@@ -234,7 +235,8 @@ prop9 = Claim(
         Param.seed("seed of W and a (a has at least one negative entry)"),
         Param.float("t", 0.5, 0.0, 1.0, "value of the bump t(p) in (0, 1)", low_open=True, high_open=True,
                     search=(0.05, 0.95)),
-        Param.float("Lt", 2.0, 0.0, 50.0, "effective depth Lt", low_open=True, search=(0.5, 10.0)),
+        Param.float("Lt", 2.0, 1e-6, 50.0, "effective depth Lt"
+                    " (>= 1e-6: below, not resolved in double precision)", search=(0.5, 10.0)),
         Param.bool("catalogue_a", True, "use the catalogue's a = (-0.5, 1, 0.3) for part (iv) (needs w = 3)"),
     ],
     notes="E9 (i) and (iv) (the typos (ii) -2/Lt and (iii) eps_0 -> c_0 are notational; (v), the unquantified "
@@ -322,6 +324,8 @@ leak = Claim(
 
 
 def _leak_outcome(p, leak_fn):
+    if not (np.isfinite(1.0 / p.c) and np.isfinite(leak_fn(p.Lt, p.c))):
+        return inconclusive(f"c={p.c!r}: 1/c or the leak overflows a double; the stretched path is not computable")
     rng = np.random.default_rng(p.seed)
     W = _lag._Wfun(rng, p.w)
     X = rng.standard_normal((p.w, p.N))

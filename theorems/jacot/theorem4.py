@@ -22,7 +22,8 @@ _INITS = ("random", "kernel", "X_negative")
 
 def _params(gamma=1e-3, init="random", **kw):
     return _base_params(**kw) + [
-        Param.float("gamma", gamma, 0.0, 100.0, "regularisation gamma > 0", low_open=True, search=(1e-4, 1e-1)),
+        Param.float("gamma", gamma, 1e-12, 100.0, "regularisation gamma > 0"
+                    " (>= 1e-12: below, numerically singular)", search=(1e-4, 1e-1)),
         Param.choice("init", init, _INITS,
                      "initial momentum: random (B_scale * Gaussian); kernel (B_0 = alpha A_0 P_ker(K_0) + "
                      "1e-3 B_scale noise, alpha in [0.5, 5] from the seed; K_0 singular needs N > w + 1); "

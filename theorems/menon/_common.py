@@ -6,7 +6,7 @@ from itertools import combinations
 import numpy as np
 
 from solvers import dln
-from theorems.claim import ParamError
+from theorems.claim import ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
 
@@ -81,3 +81,15 @@ def draw_layers(p, rng: np.random.Generator, widths) -> list:
         lam = rng.uniform(0.5, 1.3, d)
         return dln.balanced_point(lam, [dln.random_orthogonal(d, rng) for _ in range(N + 1)])
     return dln.random_layers(widths, rng)
+
+
+MAX_STEPS = 10**6  # a step h with T/h above this is not run: inconclusive, 'take a larger h'
+
+
+def too_many_steps(T, h, what="h"):
+    """The inconclusive outcome for a step so small that T/h exceeds MAX_STEPS (T/h may be inf), else None."""
+    n = T / h
+    if n > MAX_STEPS:
+        return inconclusive(f"{what}={h!r} over T={T!r} needs {n:.3g} steps, more than the {MAX_STEPS:.0e} this "
+                            f"check runs; take a larger {what}", steps=n)
+    return None

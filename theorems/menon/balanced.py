@@ -15,7 +15,7 @@ from solvers.matfun import psd_power, psd_sqrt
 from solvers.sde import euler_maruyama
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import (EPS, alpha, balanced_instance, draw_layers, pairs, rng_for, validate_widths,
-                                    widths_of)
+                                    too_many_steps, widths_of)
 
 ENERGIES = ("quadratic", "quartic", "completion")
 
@@ -119,6 +119,8 @@ def _(p):
     values = {"residual_t0": r0, "widths": widths}
     resid = r0
     if p.T > 0:
+        if too_many_steps(p.T, p.h):
+            return too_many_steps(p.T, p.h)
         n = max(1, int(round(p.T / p.h)))
         args = dln.make_args(widths, Y)
         try:
@@ -793,9 +795,10 @@ def _(p):
 # 6. B-SDE: ambient isotropic Ito noise
 def _validate_sde(p):
     validate_widths(p)
-    n = int(round(p.T / p.dt))
-    if n < 1 or n > 20_000:
-        raise ParamError(f"T/dt = {p.T / p.dt:g} steps: must lie in [1, 20000]")
+    steps = p.T / p.dt  # a float first: dt = 5e-324 makes it inf, which int() cannot take
+    if not 0.5 <= steps < 20_000.5:
+        raise ParamError(f"T/dt = {steps:g} steps: must lie in [1, 20000]")
+    n = int(round(steps))
     if n * p.paths > 5e7:
         raise ParamError("paths * T/dt exceeds 5e7 (too expensive)")
 
@@ -915,12 +918,22 @@ def _mean_test(dC, acc, widths, sigma, T_eff, assume_zero=False):
 def _(p):
     """Monte-Carlo mean of C_p(T) - C_p(0) (EM, GD term removed) against sigma^2 (d_{p+1}-d_{p-1}) T I."""
     widths = widths_of(p)
-    dC, acc, n, dt, _ = _simulate(p, widths, p.sigma)
+    dC, acc, n, dt, scale = _simulate(p, widths, p.sigma)
     worst, tol, vals = _mean_test(dC, acc, widths, p.sigma, n * dt)
+    # rounding of C_p = W^TW - WW^T along the path (as in the deterministic checks): n steps, each
+    # ~ 8 max(d) eps |W|^2 per entry; it matters only where sigma is so small that 5 standard errors vanish
+    rounding = (n + 1) * 8 * max(widths) * EPS * scale
+    pred = max(abs(v["prediction"]) for v in vals)
+    if rounding >= 5.0 * tol and rounding >= pred:
+        return inconclusive(f"sigma={p.sigma!r}: the noise term sigma^2 (d_(p+1) - d_(p-1)) T = {pred:.3g} and its "
+                            f"Monte-Carlo error lie below the rounding {rounding:.3g} of C_p: not decidable",
+                            rounding_tolerance=rounding, monte_carlo_tolerance=tol)
     rms = max(float(np.sqrt(np.mean(np.sum(x * x, axis=(1, 2))))) for x in dC)
-    return Outcome(residual=worst, tolerance=tol, values={"per_layer": vals, "rms_|dC|": rms, "steps": n,
-                                                          "paths": p.paths, "widths": widths},
-                   message="max entry |mean dC_p - sigma^2 (d_{p+1}-d_{p-1}) T I|; tolerance 5 standard errors")
+    return Outcome(residual=worst, tolerance=tol + rounding,
+                   values={"per_layer": vals, "rms_|dC|": rms, "steps": n, "paths": p.paths, "widths": widths,
+                           "monte_carlo_tolerance": tol, "rounding_tolerance": rounding},
+                   message="max entry |mean dC_p - sigma^2 (d_{p+1}-d_{p-1}) T I|; tolerance 5 standard errors "
+                           "+ rounding")
 
 
 sde.property(over=("d", "N", "seed"), max_examples=4)
@@ -1075,6 +1088,9 @@ def _cone_outcome(p):
 @cone.numeric
 def _(p):
     """Balanced (W_2, W_1) lies on the cone, the Jacobian of (4.25)-(4.27) has rank 3 (dim 5), and H = 0."""
+    if p.m != p.n:  # m, n are there for the falsifier unequal_cone
+        return inconclusive(f"m={p.m}, n={p.n}: the claim is about the cone with m = n (Remark 8: 4, 4); for m != n "
+                            f"its mean curvature is (m - n)/|x| (see the falsifier unequal_cone)")
     return _cone_outcome(p)
 
 

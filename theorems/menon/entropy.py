@@ -802,7 +802,8 @@ free_energy_minimisers = Claim(
               r"\emptyset;\ \text{a selection principle needs a confining }E",
     params=[
         Param.int("N", 3, 2, 8, "depth (N = 1: S is constant and S_beta is the zero set of E)", search=(2, 8)),
-        Param.float("beta", 10.0, 0.0, 1e6, "inverse temperature", low_open=True, search=(0.1, 1000.0)),
+        Param.float("beta", 10.0, 1e-6, 1e6, "inverse temperature (>= 1e-6: at 5e-324, 1/beta overflows)",
+                    search=(0.1, 1000.0)),
         Param.float("a", 1e4, 1.0, 1e12, "point W_a = [[1, a], [0, 1]] on the zero set of E", search=(1.0, 1e8)),
         Param.seed("seed of the local minimisation's start (falsifier)"),
     ],

@@ -12,7 +12,7 @@ import sympy as sp
 
 from solvers import dln, rk
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.menon._common import draw_layers, validate_widths, widths_of
+from theorems.menon._common import draw_layers, too_many_steps, validate_widths, widths_of
 
 EPS = np.finfo(float).eps
 ENERGIES = {"quadratic": (0.0, False), "quartic": (0.5, False), "completion": (0.0, True)}
@@ -119,6 +119,8 @@ def tolerance(n_steps, scale, widths):
 
 def _flow_outcome(p, mode=0, coef=(0.0,), extra=None):
     widths, Ws, args = instance(p, mode, coef)
+    if too_many_steps(p.T, p.h):
+        return too_many_steps(p.T, p.h)
     WsT, n, iters = integrate(p, widths, Ws, args)
     if WsT is None:
         return inconclusive(f"implicit midpoint did not converge with h={p.h}: the field is too stiff "

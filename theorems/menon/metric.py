@@ -293,6 +293,9 @@ def _thm2_flow(p, rtols=(1e-8, 1e-10)):
 @end_to_end.numeric
 def _(p):
     """(4.9) = (4.11) at a balanced point (or the two flows to time T when T > 0)."""
+    if p.G > 0:  # the perturbation parameter is there for the falsifier small_G_linear
+        return inconclusive(f"G={p.G!r} > 0 puts the layers off the balanced variety M_0: the theorem's hypothesis "
+                            f"W(0) in M fails (see the falsifier small_G_linear)")
     return _thm2_flow(p) if p.T > 0 else _thm2_pointwise(p)
 
 
@@ -484,6 +487,8 @@ def _validate_WZ(p):
             raise ParamError(f"parameter {name} must be a square matrix, got shape {M.shape}")
     if p.W is not None and p.Z is not None and p.W.shape != p.Z.shape:
         raise ParamError(f"parameters W and Z must have the same shape, got {p.W.shape} and {p.Z.shape}")
+    if p.W is None and p.Z is not None and p.Z.shape != (p.d, p.d):  # W drawn from the seed at width d
+        raise ParamError(f"parameter Z must be d x d = {p.d} x {p.d} (the seeded W), got shape {p.Z.shape}")
     if p.get("zeros", 0) and p.zeros > p.d - 1:
         raise ParamError(f"parameter zeros={p.zeros} must be <= d-1={p.d - 1}")
 

@@ -261,7 +261,7 @@ gradient = Claim(
         Param.seed("seed of layers and target"),
         Param.choice("energy", "quadratic", list(ENERGIES),
                      "E = 1/2|M∘(W-Y)|² (+ q/4|M∘(W-Y)|⁴): quadratic, quartic (q=1/2), completion (3.8) (random mask)"),
-        Param.float("h", 1e-4, 0.0, 0.1, "finite-difference step", low_open=True),
+        Param.float("h", 1e-4, 1e-10, 0.1, "finite-difference step (>= 1e-10: below, the difference quotient is rounding only and its error model overflows)"),
         Param.bool("rectangular", False, "draw rectangular widths d_p in [1, 5] from the seed (footnote 1, line 146)"),
         Param.vector("widths", None, "explicit widths d_0..d_N (footnote 1); overrides d, N and rectangular"),
     ],

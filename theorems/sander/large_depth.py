@@ -62,6 +62,22 @@ def _ladder(p):
     return Ls
 
 
+MAX_GD_STEPS = 100_000  # T/eta above this is not run (inconclusive: take a larger eta)
+
+
+def _steps_unresolvable(p):
+    """Why the GD run of ``p`` cannot stand for the gradient flow to time T, or None: T/eta (inf for a
+    subnormal eta) more than MAX_GD_STEPS iterations, or T shorter than one GD step of GF time eta."""
+    n = p.T / p.eta
+    if n > MAX_GD_STEPS:
+        return inconclusive(f"T/eta = {n:.3g} GD iterations (T={p.T!r}, eta={p.eta!r}), more than the "
+                            f"{MAX_GD_STEPS:.0e} this check runs; take a larger eta", steps=n)
+    if n < 1:
+        return inconclusive(f"T={p.T!r} is shorter than one GD step of GF time eta={p.eta!r}: no training "
+                            f"trajectory to compare; take T >= eta", steps=n)
+    return None
+
+
 def _train(p, L, init=None, rngW=None, X=None, Y=None, every=0, numba=False):
     """Train the Sec 3.5.1 network (A = B = I frozen, q = d = d', W tied from ``seed``) to GF time ``p.T``."""
     if X is None:
@@ -580,6 +596,9 @@ smooth = Claim(
 
 
 def _smooth_outcome(p, init=None, numba=False):
+    why = _steps_unresolvable(p)
+    if why:
+        return why
     Ls = _ladder(p)
     _, X, Y = _data(p)
     gaps, Mz, Mpi, Wf = [], [], [], None
@@ -654,6 +673,9 @@ limit = Claim(
 
 
 def _limit_outcome(p, init=None, numba=False):
+    why = _steps_unresolvable(p)
+    if why:
+        return why
     Ls = _ladder(p)
     _, X, Y = _data(p)
     runs = {}
@@ -1045,12 +1067,21 @@ def _th37(power):
 
 
 def _th37_num(p, power):
-    M, mu = p.c3 / math.sqrt(p.n * p.q), p.c4 / (p.n * math.sqrt(p.n * p.q))
-    l0 = p.c3 ** 2 * p.c4 ** 2 / (64 * math.exp(2 * p.K) * p.mx ** 2 * p.n ** 4 * p.q ** power)
-    rhs = p.mx * 8 * math.exp(p.K) / M * math.sqrt(l0)
-    # at the threshold the condition holds with equality: |mu - rhs| / mu is rounding, ~ 20 eps
-    return Outcome(residual=abs(mu - rhs) / mu, tolerance=20 * EPS, values={"l0_threshold": l0, "mu": mu, "rhs": rhs},
-                   message="|mu - max 8 e^K/M sqrt(l0)| / mu at the threshold (equality expected)")
+    # in logarithms: c3^2 c4^2 reaches 1e-650 within the declared ranges (c3, c4 down to 5e-324), where l0
+    # underflows to 0 and mu to 0 in floating point.  log mu - log rhs is the relative gap |mu - rhs|/mu to first
+    # order; rounding: each of the ~10 log terms carries eps |term|, so the tolerance is 20 eps (1 + sum |terms|)
+    lc3, lc4, ln, lq, lmx = (math.log(v) for v in (p.c3, p.c4, p.n, p.q, p.mx))
+    log_M = lc3 - 0.5 * (ln + lq)
+    log_mu = lc4 - ln - 0.5 * (ln + lq)
+    log_l0 = 2 * lc3 + 2 * lc4 - math.log(64) - 2 * p.K - 2 * lmx - 4 * ln - power * lq
+    log_rhs = lmx + math.log(8) + p.K - log_M + 0.5 * log_l0
+    terms = (lc3, lc4, ln, lq, lmx, p.K, math.log(64))
+    tol = 20 * EPS * (1 + sum(abs(t) for t in terms))
+    ex = lambda v: math.exp(v) if v < 709.0 else math.inf  # noqa: E731  (the values, not the test, may overflow)
+    return Outcome(residual=abs(log_mu - log_rhs), tolerance=tol,
+                   values={"l0_threshold": ex(log_l0), "log_l0_threshold": log_l0, "mu": ex(log_mu),
+                           "rhs": ex(log_rhs), "log_mu": log_mu, "log_rhs": log_rhs},
+                   message="|log mu - log(max 8 e^K/M sqrt(l0))| at the threshold (equality expected)")
 
 
 @th37.numeric

@@ -117,6 +117,16 @@ def _real_preimage(w: float, eps: float) -> float:
     return brentq(lambda x: float(f_eps(x, eps)) - w, xe, hi, xtol=1e-300, rtol=8.9e-16, maxiter=400)
 
 
+def _below_lambda(lam: float, floor: float) -> tuple[float, float]:
+    """An interval of real values below lambda_eps to draw from: [max(floor, lam - 0.3), lam - 0.02], or, where
+    lambda_eps is so close to -1 (eps >~ 7) that this is empty, the same shape scaled to the gap 1 + lam."""
+    lo, hi = max(floor, lam - 0.3), lam - 0.02
+    if lo < hi:
+        return lo, hi
+    gap = 1.0 + lam
+    return lam - 0.5 * gap, lam - 0.1 * gap
+
+
 def _nonreal_preimage(w: complex, eps: float) -> complex:
     """A non-real z with f_eps(z) = w and f'(z) as large as possible (best conditioned branch).
 
@@ -690,12 +700,12 @@ def instance(p):
         blocks = []
         left = d
         if p.kind == "paired_jordan":
-            z = _nonreal_preimage(float(rng.uniform(max(-0.95, lam - 0.3), lam - 0.02)), eps)
+            z = _nonreal_preimage(float(rng.uniform(*_below_lambda(lam, -0.95))), eps)
             R = _rot(z)
             blocks.append(np.block([[R, np.eye(2)], [np.zeros((2, 2)), R]]))
             left -= 4
         elif left >= 2:
-            z = _nonreal_preimage(float(rng.uniform(max(-0.95, lam - 0.3), lam - 0.02)), eps)
+            z = _nonreal_preimage(float(rng.uniform(*_below_lambda(lam, -0.95))), eps)
             blocks.append(_rot(z))
             left -= 2
         if left >= 2 and rng.random() < 0.5:
@@ -875,7 +885,7 @@ def _rule_instance(p, which):
     elif which == "threshold_minus_one":  # one eigenvalue in (-1, lambda_eps): not representable
         others[0] = float(rng.uniform(-1 + 0.2 * (1 + lam), lam - 0.2 * (1 + lam)))
     elif which == "no_pairing":          # a double eigenvalue below lambda_eps: representable
-        x = float(rng.uniform(max(-0.99, lam - 0.3), lam - 0.02))
+        x = float(rng.uniform(*_below_lambda(lam, -0.99)))
         others[0] = others[1] = x
     return Q @ np.diag(others) @ np.linalg.inv(Q)
 
@@ -947,7 +957,7 @@ def proof_step_realness(p):
     P), while P^{-1} diag(z, conj z) P is not; P = [[1, i], [1, -i]] must be chosen explicitly."""
     rng = np.random.default_rng(p.seed)
     lam, _ = lambda_eps(p.eps)
-    alpha = float(rng.uniform(max(-0.99, lam - 0.3), lam - 0.02))
+    alpha = float(rng.uniform(*_below_lambda(lam, -0.99)))
     z = _nonreal_preimage(alpha, p.eps)
     P = rng.standard_normal((2, 2)) + 1j * rng.standard_normal((2, 2))
     Pi = np.linalg.inv(P)
@@ -1211,7 +1221,8 @@ prop415 = Claim(
               r"\text{ and }A\text{ is not the time-1 map of an autonomous }\dot x=f(x)",
     status="holds",
     params=[
-        Param.float("lam", 2.0, 0.0, 1e3, "lambda > 0", low_open=True, search=(0.05, 20.0)),
+        Param.float("lam", 2.0, 1e-6, 1e3, "lambda > 0 (>= 1e-6: below, the absolute error bound 8 eps of the "
+                    "eigenvalue parts no longer separates -lambda from 0)", search=(0.05, 20.0)),
         Param.float("eps", 1.0, 0.01, 100.0, "eps for the comparison with the momentum linear model (values only)"),
     ],
     notes="The numeric check certifies det A = lambda > 0; the two negative eigenvalues -1, -lambda are simple "
@@ -1228,6 +1239,14 @@ prop415 = Claim(
 def prop415_numeric(p):
     """det A = lambda > 0; eigenvalues -1, -lambda simple (no real square root, no real logarithm); scipy's sqrtm
     is non-real; orbit (0,1) -> (0,lambda^2) under A^2 is not closed."""
+    if abs(p.lam - 1.0) <= 8 * EPS * max(1.0, p.lam):
+        return inconclusive(f"lambda={p.lam!r} is 1 within rounding: the statement assumes lambda != 1 (diag(-1, -1) "
+                            f"= expm([[0, -pi], [pi, 0]]) has a real square root; see the falsifier lambda_one)")
+    return _prop415_parts(p)
+
+
+def _prop415_parts(p):
+    """The parts of prop415_numeric without its hypothesis lambda != 1 (the falsifier lambda_one drops it)."""
     lam = p.lam
     A = np.diag([-1.0, -lam])
     det = float(np.linalg.det(A))
@@ -1236,7 +1255,8 @@ def prop415_numeric(p):
     Sq = sla.sqrtm(A.astype(complex))
     orbit = np.linalg.matrix_power(A, 2) @ np.array([0.0, 1.0])
     parts = {
-        "det_equals_lambda": (abs(det - lam), 4 * EPS * lam),
+        # numpy's det carries a relative error growing with |log det| (8 eps at lambda = 1e-8, 107 eps at 1e-300)
+        "det_equals_lambda": (abs(det - lam), EPS * lam * (4 + 2 * abs(math.log(lam)))),
         "det_positive": (err, det),
         "eigenvalues_simple": (err, abs(lam - 1.0)),
         "both_negative": (err, float(-w.max())),
@@ -1272,7 +1292,7 @@ def prop415_symbolic(p):
 @prop415.falsifier("lambda_one", fixed={"lam": 1.0})
 def lambda_one(p):
     """lambda = 1: A = -I is the square of the rotation J and the time-1 map of x' = pi J x (expm(pi J) = -I)."""
-    out = prop415_numeric(p)
+    out = _prop415_parts(p)
     J = np.array([[0.0, -1.0], [1.0, 0.0]])
     out.values["counterexample_sqrt"] = J.tolist()
     out.values["|J^2 + I|"] = float(np.linalg.norm(J @ J + np.eye(2)))

@@ -15,6 +15,7 @@ their scale ``S = max|x| + lam k`` (closed forms, or bisection to the last bit),
 """
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -52,6 +53,36 @@ def _validate_nk(p):
         raise ParamError(f"parameter k={p.k} must be <= n={p.n}")
 
 
+def _double_range(lam, pp):
+    """Why lam and p put the regularised operator out of double range, or None.  grad R* (u) =
+    lam^(1-q) |u|^(q-1) sign(u) with q = p/(p-1): lam^(1-q) overflows when |(1-q) log10 lam| > 300
+    (lam = 5e-324, or p next to 1 with lam < 1), and |u|^(q-1) overflows or underflows for q > 300."""
+    q = pp / (pp - 1)
+    if not q - 1 <= 300:
+        return inconclusive(f"p={pp!r} is so close to 1 that q = p/(p-1) = {q:.3g}: |u|^(q-1) over- or underflows a "
+                            f"double for every |u| != 1", q=q)
+    mag = (1 - q) * math.log10(lam)
+    if not abs(mag) <= 300:
+        return inconclusive(f"lam={lam!r}, p={pp!r}: lam^(1-q) = 10^{mag:.4g} is out of double range (q = {q:.4g})",
+                            q=q, log10_scale=mag)
+    return None
+
+
+def _in_double_range(f):
+    """A check of the regularised operator: inconclusive when lam, p are out of double range (above)."""
+    @functools.wraps(f)
+    def checked(p):
+        return _double_range(p.lam, p.get("p", 2.0)) or f(p)
+    return checked
+
+
+def _validate_lmo(p):
+    _validate_nk(p)
+    if p.get("x") is not None and p.x.size > 7:
+        raise ParamError(f"parameter x has length {p.x.size}; at most 7 (the LMO is checked by brute force "
+                         f"over all n! permutations, like n)")
+
+
 def _x_of(p):
     return np.array(p.x, dtype=float) if p.get("x") is not None else _draw_x(p)
 
@@ -73,9 +104,10 @@ lmo = Claim(
         Param.int("n", 5, 1, 7, "dimension (brute force over n! permutations)", search=(1, 6)),
         Param.int("k", 2, 1, 7, "k of the top-k mask", search=(1, 3)),
         Param.seed("seed of x and w"),
-        Param.vector("x", None, "your own x (overrides n, seed)"),
+        Param.vector("x", None, "your own x (overrides n, seed); entries within +-1e100, since (7.3)-(7.4) square x",
+                     low=-1e100, high=1e100),
     ],
-    validate=_validate_nk,
+    validate=_validate_lmo,
     notes="Brute force: the maximum of <x, w_sigma> over all permutations sigma (the vertices of P(w)). "
           "Also the worked example of l.4752-4760 (x = (0.2, -0.9, 0.5), k = 2), the LPs for sort and rank, "
           "P(1_k) = {<y,1> = k, y in [0,1]^n} (vertex check), and (7.3)-(7.4) with phi = x^2/2 and the signed mask "
@@ -106,12 +138,23 @@ def _(p):
     parts["sort_LP"] = (float(np.max(np.abs(tk.lmo(rho, x)[1] - np.sort(x)[::-1][np.argsort(np.argsort(-rho))]))), 0.0)
     rank = np.empty(n)
     rank[np.argsort(-x, kind="stable")] = np.arange(1, n + 1)
-    parts["rank_LP"] = (float(np.max(np.abs(tk.lmo(-x, rho)[1] - rank))), 0.0)
+    y_rank = tk.lmo(-x, rho)[1]
+    if np.unique(x).size == n:
+        parts["rank_LP"] = (float(np.max(np.abs(y_rank - rank))), 0.0)
+    else:  # tied entries: every order of the tied ranks maximises the LP; the value and the ranks used decide
+        parts["rank_LP_value"] = (abs(float(np.dot(x, y_rank) - np.dot(x, rank))),
+                                  8 * n * EPS * float(n * np.sum(np.abs(x)) + 1))
+        parts["rank_LP_ranks"] = (float(np.max(np.abs(np.sort(y_rank) - np.sort(rho)))), 0.0)
     mask = tk.hard_topkmask(x, k)
     parts["topkmask_in_P(1_k)"] = (abs(mask.sum() - k) + float(np.sum(mask * (1 - mask))), 0.0)
     # (7.3)-(7.4): y_phi = phi'(x) o y(phi(x), 1_k)
     wk = (np.arange(n) < k).astype(float)
-    parts["topkmag_(7.4)"] = (float(np.max(np.abs(x * tk.lmo(x * x / 2, wk)[1] - tk.hard_topkmag(x, k)))), 0.0)
+    mag_lp, mag = x * tk.lmo(x * x / 2, wk)[1], tk.hard_topkmag(x, k)
+    a = np.sort(np.abs(x))[::-1]
+    if k < n and a[k - 1] == a[k]:  # |x| tied at the k-th place: either tied entry is a top-k magnitude
+        parts["topkmag_(7.4)_magnitudes"] = (float(np.max(np.abs(np.sort(np.abs(mag_lp)) - np.sort(np.abs(mag))))), 0.0)
+    else:
+        parts["topkmag_(7.4)"] = (float(np.max(np.abs(mag_lp - mag))), 0.0)
     ex = np.array([0.2, -0.9, 0.5])
     example = {"argsort": (np.argsort(-ex, kind="stable") + 1).tolist(),
                "rank": tk.lmo(-ex, np.array([3.0, 2.0, 1.0]))[1].tolist(),
@@ -180,6 +223,7 @@ def _relaxed_outputs(p, x, k):
 
 
 @relaxed.numeric
+@_in_double_range
 def _(p):
     """PAV (closed form and bisection) and the KKT solver agree entrywise; the mask lies in P(1_k)."""
     x = _x_of(p)
@@ -200,6 +244,7 @@ relaxed.property(over=("n", "k", "lam", "p", "op", "seed"), max_examples=20)
 
 
 @relaxed.falsifier("unsorted_input", search=("seed",))
+@_in_double_range
 def _(p):
     """PAV on the unsorted input (skipping sigma): entries differ from the true operator (sum y may still be k)."""
     x = _x_of(p)
@@ -410,6 +455,7 @@ def _dual_instance(p):
 
 
 @dual.numeric
+@_in_double_range
 def _(p):
     """Dual coordinate ascent and PAV give the same v (entrywise)."""
     s, w = _dual_instance(p)
@@ -426,6 +472,7 @@ dual.property(over=("n", "k", "p", "lam", "seed"), max_examples=8)
 
 
 @dual.falsifier("no_clipping", search=("seed",))
+@_in_double_range
 def _(p):
     """Without the projection alpha_i >= 0 the ascent solves the unconstrained problem (all v_i pooled into one value
     per chain) -- not the isotonic solution."""
@@ -496,6 +543,7 @@ def _kink_outcome(p, pv):
 
 
 @smooth.numeric
+@_in_double_range
 def _(p):
     """The difference-quotient jump shrinks like h for p in (1, 2); y_2 + y_3 = 0 exactly inside [2, 3]."""
     return _kink_outcome(p, p.p)
@@ -674,6 +722,7 @@ ebound = Claim(
 
 
 @ebound.numeric
+@_in_double_range
 def _(p):
     """Under lam <= |x|_[k]/|x|_[k+1] - 1: the error is <= lam/(1+lam) |x|_inf (and the pooled formula holds)."""
     x = _x_of(p)

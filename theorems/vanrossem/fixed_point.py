@@ -14,7 +14,7 @@ import sympy as sp
 
 from solvers import rk, twopoint as tp
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.vanrossem._common import (EPS, RTOL, constants, consistent_states, converge, flow_params,
+from theorems.vanrossem._common import (EPS, FLOOR, RTOL, constants, consistent_states, converge, flow_params,
                                         limit_outcome, limit_tolerance, not_converged, plot_dh2,
                                         validate_initial)
 
@@ -324,10 +324,10 @@ def _jac_cs(F, x, h=1e-30):
 
 def _stab_params(A_high=-0.04):
     return [
-        Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.3, 3.0)),
-        Param.float("tau_y", 2.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.3, 3.0)),
-        Param.float("delta_x", 0.5, 0.0, 1e3, "|x_2 - x_1| (a = delta_x^2)", low_open=True, search=(0.3, 2.0)),
-        Param.float("delta_y", 1.0, 0.0, 1e3, "|y_2 - y_1| (b = delta_y^2)", low_open=True, search=(0.3, 2.0)),
+        Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.3, 3.0)),
+        Param.float("tau_y", 2.0, FLOOR, 1e3, "decoder time constant", search=(0.3, 3.0)),
+        Param.float("delta_x", 0.5, FLOOR, 1e3, "|x_2 - x_1| (a = delta_x^2)", search=(0.3, 2.0)),
+        Param.float("delta_y", 1.0, FLOOR, 1e3, "|y_2 - y_1| (b = delta_y^2)", search=(0.3, 2.0)),
         Param.float("A_high", A_high, -1e4, 1e4, "A_high of Eq 11 (labels the level set of the conserved Eq 24)",
                     search=(-3.0, 3.0)),
     ]
@@ -476,8 +476,8 @@ line = Claim(
     corrected=r"\text{Every point of }\{w=0,\ v=b,\ u>0\}\text{ is an equilibrium of Eq 7, with eigenvalues }"
               r"\{0,\,-u/\tau_y,\,-(u^2+A_L^2)/(2\tau_yu)\}\text{ (a normally attracting line); on each level set of "
               r"the conserved } v/u-\tfrac{\tau_h}{\tau_ya}u \text{ the unique equilibrium is Eq 10.}",
-    params=flow_params() + [Param.float("u_eq", 0.5, 0.0, 1e4, "a point (u_eq, b, 0) of the line of equilibria",
-                                        low_open=True, search=(0.01, 5.0))],
+    params=flow_params() + [Param.float("u_eq", 0.5, FLOOR, 1e4, "a point (u_eq, b, 0) of the line of equilibria",
+                                        search=(0.01, 5.0))],
     validate=validate_initial,
     notes="The uniqueness holds for the 2-D system Eq 25 (one level set), not for Eq 7. Numeric check: complex-step "
           "Jacobian of Eq 7 at (u_eq, b, 0) against the closed-form spectrum (characteristic-polynomial residuals). "
@@ -546,9 +546,9 @@ origin = Claim(
     status="erratum",
     corrected=r"k_\pm,\lambda_\pm\text{ as printed; }\lambda_+\ge0\text{ with }\lambda_+=0\iff A_L=0\text{ and }A_H\le0"
               r"\text{; then (}y_1=y_2\text{) }u(t)=A_H/(1+(A_H/u_0-1)e^{-A_Ht/\tau_y})\to0\text{: }u=0\text{ attracts.}",
-    params=[Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.3, 3.0)),
-            Param.float("tau_y", 1.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.3, 3.0)),
-            Param.float("delta_x", 1.0, 0.0, 1e3, "|x_2 - x_1|", low_open=True, search=(0.3, 2.0)),
+    params=[Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.3, 3.0)),
+            Param.float("tau_y", 1.0, FLOOR, 1e3, "decoder time constant", search=(0.3, 3.0)),
+            Param.float("delta_x", 1.0, FLOOR, 1e3, "|x_2 - x_1|", search=(0.3, 2.0)),
             Param.float("delta_y", 1.0, 0.0, 1e3, "|y_2 - y_1| (0 allowed: identical targets)", search=(0.0, 2.0)),
             Param.float("A_high", -3.0, -1e3, 1e3, "A_high of Eq 11", search=(-3.0, 3.0)),
             Param.float("T", 5.0, 0.0, 1e3, "horizon of the dynamic check (falsifier 'stated')", low_open=True)],
@@ -645,14 +645,14 @@ def origin_stated(p):
 # 6. Large and small initial weights (Eqs 12-13; catalogue F8/E4, F9)
 def _scale_params(scale, rho1, rho2, delta_y=1.0, scale_search=(3.0, 15.0)):
     return [
-        Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.5, 2.0)),
-        Param.float("tau_y", 1.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.5, 2.0)),
-        Param.float("delta_x", 1.0, 0.0, 1e3, "|x_2 - x_1| (a = delta_x^2)", low_open=True, search=(0.5, 2.0)),
-        Param.float("delta_y", delta_y, 0.0, 1e3, "|y_2 - y_1| (b = delta_y^2)", low_open=True, search=(0.5, 2.0)),
-        Param.float("scale", scale, 0.0, 1e4, "initial weight scale s: dh2_0 = s a rho1, dy2_0 = s dh2_0 rho2 "
-                    "(both Eq 12/13 ratios proportional to s)", low_open=True, search=scale_search),
-        Param.float("rho1", rho1, 0.0, 100.0, "dh2_0 / (s a)", low_open=True, search=(0.3, 2.0)),
-        Param.float("rho2", rho2, 0.0, 100.0, "dy2_0 / (s dh2_0)", low_open=True, search=(0.3, 2.0)),
+        Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.5, 2.0)),
+        Param.float("tau_y", 1.0, FLOOR, 1e3, "decoder time constant", search=(0.5, 2.0)),
+        Param.float("delta_x", 1.0, FLOOR, 1e3, "|x_2 - x_1| (a = delta_x^2)", search=(0.5, 2.0)),
+        Param.float("delta_y", delta_y, FLOOR, 1e3, "|y_2 - y_1| (b = delta_y^2)", search=(0.5, 2.0)),
+        Param.float("scale", scale, FLOOR, 1e4, "initial weight scale s: dh2_0 = s a rho1, dy2_0 = s dh2_0 rho2 "
+                    "(both Eq 12/13 ratios proportional to s)", search=scale_search),
+        Param.float("rho1", rho1, FLOOR, 100.0, "dh2_0 / (s a)", search=(0.3, 2.0)),
+        Param.float("rho2", rho2, FLOOR, 100.0, "dy2_0 / (s dh2_0)", search=(0.3, 2.0)),
     ]
 
 
@@ -1062,10 +1062,9 @@ mean_decay = Claim(
     lines=(329, 333),
     statement=r"\bar y(t)=\tfrac{y_2+y_1}2+\bigl(\bar y(0)-\tfrac{y_2+y_1}2\bigr)e^{-t/\tau_{\bar y}}",
     status="holds",
-    params=_net_params([Param.float("tau_ybar", 1.5, 0.0, 1e3, "time constant of the mean output", low_open=True,
-                                    search=(0.3, 3.0)),
-                        Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True),
-                        Param.float("tau_y", 2.0, 0.0, 1e3, "decoder time constant", low_open=True),
+    params=_net_params([Param.float("tau_ybar", 1.5, FLOOR, 1e3, "time constant of the mean output", search=(0.3, 3.0)),
+                        Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant"),
+                        Param.float("tau_y", 2.0, FLOOR, 1e3, "decoder time constant"),
                         Param.float("T", 3.0, 0.0, 100.0, "horizon", low_open=True)]),
     notes="'y(0)' means ybar(0) (typo E12). The full Eq 6 (ybar, D_h, D_y together) is integrated; the ybar field is "
           "the complex-step gradient of Eq 16 at the current D_h, D_y (so decoupling is tested, not assumed), the "
@@ -1464,13 +1463,12 @@ offm = Claim(
             Param.int("hidden", 4, 2, 64, "dim H", search=(2, 8)),
             Param.choice("init", "orthogonal", ["orthogonal", "random"],
                          "orthogonal: D_y(0)^T perpendicular to dh(0) (v0 = 0); random: Gaussian directions"),
-            Param.float("dh2_0", 1.0, 0.0, 1e3, "|dh(0)|^2", low_open=True, search=(0.01, 3.0)),
-            Param.float("dy_norm2_0", 1.0, 0.0, 1e3, "|D_y(0)|^2 (squared norm of the decoder Jacobian)", low_open=True,
-                        search=(0.01, 3.0)),
-            Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.5, 2.0)),
-            Param.float("tau_y", 1.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.5, 2.0)),
-            Param.float("delta_x", 1.0, 0.0, 1e3, "|x_2 - x_1|", low_open=True, search=(0.5, 2.0)),
-            Param.float("delta_y", 1.0, 0.0, 1e3, "|y_2 - y_1| (scalar output)", low_open=True, search=(0.5, 2.0))],
+            Param.float("dh2_0", 1.0, FLOOR, 1e3, "|dh(0)|^2", search=(0.01, 3.0)),
+            Param.float("dy_norm2_0", 1.0, FLOOR, 1e3, "|D_y(0)|^2 (squared norm of the decoder Jacobian)", search=(0.01, 3.0)),
+            Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.5, 2.0)),
+            Param.float("tau_y", 1.0, FLOOR, 1e3, "decoder time constant", search=(0.5, 2.0)),
+            Param.float("delta_x", 1.0, FLOOR, 1e3, "|x_2 - x_1|", search=(0.5, 2.0)),
+            Param.float("delta_y", 1.0, FLOOR, 1e3, "|y_2 - y_1| (scalar output)", search=(0.5, 2.0))],
     notes="Catalogue F10 [NEW] and E9: with p = dh, q = D_y^T (dim Y = 1) Eq 6 conserves tau_h p p^T/a - tau_y q q^T; "
           "off M Eq 7 does not close and Eq 10 (which sees only u0, v0) is wrong: orthogonal start u0 = |D_y|^2 = 1 gives "
           "sqrt(2), Eq 10 (1 + sqrt 5)/2. Integration: Dormand-Prince (NumPy) on (p, q) in chunks doubling until the "

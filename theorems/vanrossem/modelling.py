@@ -17,10 +17,9 @@ import sympy as sp
 
 from solvers import fd
 from solvers import twopoint as tp
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.documents import DOCUMENTS
-from theorems.claim import Claim
-from theorems.vocabulary import Outcome, inconclusive
-from theorems.params import Param, ParamError
+from theorems.vanrossem._common import FLOOR
 
 EPS = float(np.finfo(float).eps)
 
@@ -253,12 +252,10 @@ def _eff_params(extra=()):
             Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
             Param.int("hidden", 3, 1, 16, "dim H", search=(1, 5)),
             Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),
-            Param.float("tau_ybar", 1.5, 0.0, 1e3, "time constant of the mean output", low_open=True,
-                        search=(0.3, 3.0)),
-            Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.3, 3.0)),
-            Param.float("tau_y", 2.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.3, 3.0)),
-            Param.float("scale", 1.0, 0.0, 100.0, "scale of the initial D_h, D_y", low_open=True,
-                        search=(0.05, 3.0))] + list(extra)
+            Param.float("tau_ybar", 1.5, FLOOR, 1e3, "time constant of the mean output", search=(0.3, 3.0)),
+            Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.3, 3.0)),
+            Param.float("tau_y", 2.0, FLOOR, 1e3, "decoder time constant", search=(0.3, 3.0)),
+            Param.float("scale", 1.0, FLOOR, 100.0, "scale of the initial D_h, D_y", search=(0.05, 3.0))] + list(extra)
 
 
 def _eff_instance(p):
@@ -370,9 +367,9 @@ def _rv_params():
             Param.int("dim_x", 2, 1, 16, "dim X", search=(1, 4)),
             Param.int("hidden", 3, 1, 64, "dim H", search=(1, 6)),
             Param.int("dim_y", 2, 1, 16, "dim Y", search=(1, 4)),
-            Param.float("tau_h", 1.0, 0.0, 1e3, "encoder time constant", low_open=True, search=(0.3, 3.0)),
-            Param.float("tau_y", 2.0, 0.0, 1e3, "decoder time constant", low_open=True, search=(0.3, 3.0)),
-            Param.float("scale", 1.0, 0.0, 100.0, "scale of D_h, D_y", low_open=True, search=(0.05, 3.0)),
+            Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.3, 3.0)),
+            Param.float("tau_y", 2.0, FLOOR, 1e3, "decoder time constant", search=(0.3, 3.0)),
+            Param.float("scale", 1.0, FLOOR, 100.0, "scale of D_h, D_y", search=(0.05, 3.0)),
             Param.choice("gradients", "eq17", ["eq17", "eq16"],
                          "eq17: the paper's Eq 17 factor 1/2 (Eq 7 time units); eq16: the true gradients (1/4)")]
 
