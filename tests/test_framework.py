@@ -196,3 +196,45 @@ def test_outcome_from_parts():
     assert out.values["parts"]["a"] == {"residual": 1e-16, "tolerance": 1e-15}
     assert Outcome.from_parts({"count": (1, 0)}).residual == math.inf  # an exact count that is off
     assert Outcome.from_parts({"a": (0.5, 1.0), "count": (0, 0)}).decide() == "certified"
+
+
+def test_falsifier_family_and_mutant_declared_once():
+    """One function for several variants, each with its own options; a symbolic mutant expects refuted;
+    the claim's table of variants and verdicts comes from the declarations."""
+    c = _toy("family", params=[Param.float("x", 1.0, -10.0, 10.0, "a number")])
+
+    @c.numeric
+    def _(p):
+        return Outcome(residual=abs(p.x - p.x), tolerance=1e-12)
+
+    @c.falsifier({"double": {"description": "twice x", "search": ("x",)}, "shift": "x + 1"})
+    def _(p, variant):
+        wrong = 2 * p.x if variant == "double" else p.x + 1
+        return Outcome(residual=abs(wrong - p.x), tolerance=1e-12)
+
+    @c.mutant("sign_flipped")
+    def _(p):
+        import sympy as sp
+        x = sp.Symbol("x")
+        return Outcome(residual=int(sp.expand((x + 1) ** 2 - (x * x - 2 * x + 1)) != 0), tolerance=0)
+
+    assert c.expectations() == {"stated": "certified", "double": "refuted", "shift": "refuted"}
+    assert c.check("falsifier", "double").search == ("x",) and c.check("falsifier", "shift").search == ()
+    assert c.check("falsifier", "shift").description == "x + 1"
+    mut = c.check("symbolic", "sign_flipped")
+    assert mut.expect == "refuted" and {"kind": "symbolic", "variant": "sign_flipped", "expect": "refuted"}.items() \
+        <= mut.describe().items()
+    assert run_check(c.check("falsifier", "shift"))["verdict"] == "refuted"
+    assert run_check(mut)["verdict"] == "refuted"
+    registry.pop(c.id, None)
+
+
+def test_check_functions_take_the_parameters():
+    c = _toy("arity")
+    with pytest.raises(TypeError, match=r"takes \(p\)"):
+        c.symbolic(lambda: Outcome(residual=0, tolerance=0))
+    with pytest.raises(TypeError, match=r"takes \(p, variant\)"):
+        c.falsifier(["a", "b"])(lambda p: Outcome(residual=1, tolerance=0))
+    with pytest.raises(ValueError, match="does not start with its document"):
+        Claim(id="menon.zz_doc", document="jacot", title="t", label="l", lines=(1, 1), statement="s", status="holds")
+    registry.pop(c.id, None)

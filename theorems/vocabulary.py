@@ -68,7 +68,8 @@ class Outcome:
         (an exact count) contributes 0 when its residual is 0 and infinity otherwise."""
         ratios = {k: (float(r) / float(t) if t > 0 else (0.0 if r == 0 else math.inf))
                   for k, (r, t) in parts.items()}
-        worst = max(ratios, key=ratios.get)
+        # a NaN part is the worst (max() would skip it and let the rest certify): residual NaN -> 'error'
+        worst = next((k for k, q in ratios.items() if math.isnan(q)), None) or max(ratios, key=ratios.get)
         vals = {"parts": {k: {"residual": float(r), "tolerance": float(t)} for k, (r, t) in parts.items()},
                 "worst_part": worst}
         vals.update(values or {})
