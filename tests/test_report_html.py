@@ -155,7 +155,7 @@ def test_verdicts_residuals_counterexamples_and_replay(page):
     bad = _section(page, "menon.bad")
     assert "c-unexpected" in bad and "expected certified" in _text(bad) and "expected refuted" in _text(bad)
     prop = rhtml.replay_command({"claim": "menon.good", "check": "property", "variant": "stated"})
-    assert prop["command"] == "pytest theorems -k 'menon.good and property'"
+    assert prop["command"] == "pytest theorems -k 'menon.good and property and stated'"
 
 
 def test_long_parameters_replay_through_a_params_file(page):
@@ -163,7 +163,8 @@ def test_long_parameters_replay_through_a_params_file(page):
     assert "--params-file jacot.plotted.big.params.json" in sec and "--backend numba" in sec
     uri = re.search(r'href="(data:application/json;charset=utf-8;base64,[^"]+)" download="jacot.plotted.big.params.json"',
                     sec).group(1)
-    assert json.loads(base64.b64decode(unquote(uri).split(",", 1)[1])) == BIG
+    saved = json.loads(base64.b64decode(unquote(uri).split(",", 1)[1]))  # a record: it names its claim
+    assert saved["params"] == BIG and saved["claim"] == "jacot.plotted" and saved["check"] == "falsifier"
 
 
 def test_strings_from_results_are_escaped(page):

@@ -19,8 +19,9 @@ def test_summary_classifies_each_claim():
             _rec("menon.c", "numeric", "stated", "certified"), _rec("menon.c", "falsifier", "f", "certified"),
             _rec("menon.d", "numeric", "stated", "inconclusive"),
             _rec("menon.e", "numeric", "stated", "certified"), _rec("menon.e", "falsifier", "f", "refuted")]
+    claims.append(_claim("menon.g", "gap"))  # a gap is counted in its own column, not among the errata
     s = summarise(claims, recs)["documents"]["menon"]
-    assert s == {"claims": 6, "certified": 2, "refuted": 1, "failed": 1, "inconclusive": 1, "unchecked": 1,
-                 "errata": 1, "falsifiers_caught": 3}
+    assert s == {"claims": 7, "certified": 2, "refuted": 1, "failed": 1, "inconclusive": 1, "unchecked": 2,
+                 "errata": 1, "gaps": 1, "falsifiers_caught": 3}
     table = summary_table(summarise(claims, recs))
     assert "menon" in table and "falsifiers_caught" in table

@@ -137,7 +137,7 @@ def cmd_list(args) -> int:
     except ParamError as exc:
         return _bad(str(exc))
     if args.status is not None:
-        claims = [c for c in claims if c.status == args.status]
+        claims = [c for c in claims if c["status"] == args.status]
     if args.json:
         print(json.dumps(claims, indent=1))
         return 0

@@ -67,6 +67,10 @@ def _l1_outcome(p):
     A, dA = rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N))
     S = leaky.sigma(A)
     M = p.Lt * A + dA
+    rank = int(np.linalg.matrix_rank(S))
+    if rank < p.N:  # e.g. two data points whose every pre-activation is negative: equal columns [0; 1]
+        return inconclusive(f"sigma(A) has rank {rank} < N = {p.N}: the image condition Im M^T in Im sigma(A)^T "
+                            "fails for random M (the hypothesis of l.79), so no W solves it", rank=rank)
     W = M @ np.linalg.pinv(S)
     P = S @ np.linalg.pinv(S)
     Z = rng.standard_normal(W.shape) @ (np.eye(p.w + 1) - P)

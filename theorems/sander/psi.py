@@ -137,7 +137,13 @@ def _range_outcome(p, lam_s, alpha, label, extra_values=None, lam_float=None):
     * convex: g''(alpha) > 0 (tol 0).
     * value: |lam_s - g(alpha)| <= 8u(1 + kappa) + 8u|lam_s|.
     * psi_theta_star (kappa <= 700 only): Psi_eps([[theta*]]) by psi_eps (expm of the 2x2 first-order
-      system) equals lam; expm error 32u||M||_1|lam|, ||M||_1 = 1 + max(|theta*|, 1)/eps.
+      system M) equals lam.  Error model: scipy's scaling-and-squaring expm has backward error <= u in
+      M (Higham 2005, the Pade degree is chosen for it), so an entry of expm(M) carries a forward error
+      of order u ||M||_1 ||expm(M)||_1 (first-order perturbation, ||L(M, E)|| ~ ||E|| ||e^M|| for the
+      mildly non-normal 2x2 M), times a constant 32 for the Pade evaluation and the s squarings.  The
+      error scales with the norm of the whole exponential, not with the entry |lam| read from it: where
+      lam is small beside the other entries (eps ~ 0.37, |lam| = 0.27 but ||expm(M)||_1 ~ 1.4) the
+      former |lam|-scaled tolerance was too tight (1.59e-14 against 1.46e-14).
     * psi_real_spectrum (kappa <= 700): symmetric theta = Q diag(mu) Q^T with mu around theta* (mu_0 =
       theta*): eigvalsh(psi_eps(theta)) >= lam - tol, tol = 32u||M||_1 ||Psi||_2 + 8 d u ||Psi||_2.
     """
@@ -166,7 +172,10 @@ def _range_outcome(p, lam_s, alpha, label, extra_values=None, lam_float=None):
         lam = lam_s * math.exp(-k) if lam_float is None else lam_float
         normM = 1 + max(abs(theta_star), 1.0) / eps
         psi1 = float(pe.psi_eps(np.array([[theta_star]]), eps)[0, 0])
-        parts["psi_theta_star"] = (abs(psi1 - lam), 32 * U * normM * abs(lam))
+        Mts = np.array([[0.0, 1.0], [theta_star / eps, -1.0 / eps]])
+        norm_exp = float(np.linalg.norm(sla.expm(Mts), 1))
+        parts["psi_theta_star"] = (abs(psi1 - lam), 32 * U * normM * norm_exp)
+        vals.update(expm_norm_1=norm_exp)
         rng = np.random.default_rng(p.seed)
         mu = theta_star + np.concatenate([[0.0], rng.uniform(-1, 1, p.d - 1) * (abs(theta_star) + 1)])
         Q = np.linalg.qr(rng.standard_normal((p.d, p.d)))[0]
