@@ -238,3 +238,21 @@ def test_check_functions_take_the_parameters():
     with pytest.raises(ValueError, match="does not start with its document"):
         Claim(id="menon.zz_doc", document="jacot", title="t", label="l", lines=(1, 1), statement="s", status="holds")
     registry.pop(c.id, None)
+
+
+def test_property_is_a_decorator_too():
+    c = _toy("propdeco", params=[Param.float("x", 1.0, -10.0, 10.0, "a number")])
+
+    @c.numeric
+    def _(p):
+        return Outcome(residual=0.0, tolerance=1.0)
+
+    @c.property(over=("x",), max_examples=5)
+    def _(p):
+        """x^2 >= 0 on every draw"""
+        return Outcome(residual=max(0.0, -p.x * p.x), tolerance=0.0)
+
+    chk = c.check("property")
+    assert chk.func is not None and chk.description == "x^2 >= 0 on every draw"
+    assert run_check(chk)["verdict"] == "certified"
+    registry.pop(c.id, None)

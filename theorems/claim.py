@@ -258,15 +258,26 @@ class Claim:
         return deco
 
     def property(self, *, over: Iterable[str] = (), max_examples: int = 25, slow: bool = False,
-                 fixed: dict | None = None, strategy: Any = None, description: str = "") -> None:
+                 fixed: dict | None = None, strategy: Any = None, description: str = ""):
         """Hypothesis draws the parameters named in ``over`` (from their ``search`` ranges,
-        or the dicts of ``strategy``) and the numeric check must certify on every draw."""
-        self._add_property(None, over, max_examples, slow, fixed, strategy,
-                           description or "the numeric check on Hypothesis draws")
+        or the dicts of ``strategy``) and the numeric check must certify on every draw.
+
+        Called as a statement it runs the numeric check on each draw; used as a decorator
+        (``@claim.property(over=...)``) the decorated ``f(p) -> Outcome`` runs instead."""
+        check = self._add_property(None, over, max_examples, slow, fixed, strategy,
+                                   description or "the numeric check on Hypothesis draws")
+
+        def attach(f):
+            _arity(f, 1, f"{self.id} {check.nodeid}")
+            check.func = f
+            check.description = description or _doc(f) or check.description
+            return f
+        return attach
 
     def property_check(self, *, over: Iterable[str] = (), max_examples: int = 25, slow: bool = False,
                        fixed: dict | None = None, strategy: Any = None, description: str = ""):
-        """Decorator: a property of its own, ``f(p) -> Outcome`` on each draw, which must certify."""
+        """Decorator: a property of its own, ``f(p) -> Outcome`` on each draw, which must certify (the same
+        as ``@claim.property(...)``; kept for the modules that use it)."""
         def deco(f):
             self._add_property(f, over, max_examples, slow, fixed, strategy, description or _doc(f))
             return f
@@ -277,9 +288,9 @@ class Claim:
         for n in over:
             if n not in names:
                 raise ValueError(f"{self.id}: property draws unknown parameter {n!r}")
-        self._add(Check(self, "property", self.true_variant, f, slow=slow, over=tuple(over),
-                        max_examples=max_examples, fixed=dict(fixed or {}), description=description,
-                        strategy=strategy))
+        return self._add(Check(self, "property", self.true_variant, f, slow=slow, over=tuple(over),
+                               max_examples=max_examples, fixed=dict(fixed or {}), description=description,
+                               strategy=strategy))
 
     def reproduction(self, func: Callable | None = None, *, name: str | None = None, slow: bool = False,
                      description: str = ""):
