@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from .view import claim_outcome, expected
 
+#: the documents in the order of their seed files (DESIGN.md), as every report shows them
+DOCUMENT_ORDER = ("jacot", "vanrossem", "menon", "chen", "sander")
 COLUMNS = ("claims", "certified", "refuted", "failed", "inconclusive", "unchecked", "errata", "gaps",
            "falsifiers_caught")
 
@@ -31,6 +33,8 @@ def summarise(claims: list[dict], records: list[dict]) -> dict:
         d["falsifiers_caught"] += sum(r["check"] == "falsifier" and r["verdict"] == expected(r, c) == "refuted"
                                       for r in recs)
         d[claim_outcome(c, recs)] += 1
+    docs = {k: docs[k] for k in sorted(docs, key=lambda k: (DOCUMENT_ORDER.index(k) if k in DOCUMENT_ORDER
+                                                             else len(DOCUMENT_ORDER), k))}
     total = {k: sum(d[k] for d in docs.values()) for k in COLUMNS}
     return {"documents": docs, "total": total}
 

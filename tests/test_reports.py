@@ -25,3 +25,8 @@ def test_summary_classifies_each_claim():
                  "errata": 1, "gaps": 1, "falsifiers_caught": 3}
     table = summary_table(summarise(claims, recs))
     assert "menon" in table and "falsifiers_caught" in table
+
+
+def test_summary_lists_documents_in_seed_order():
+    claims = [dict(_claim(f"{d}.x"), document=d) for d in ("sander", "chen", "jacot", "menon", "vanrossem")]
+    assert list(summarise(claims, [])["documents"]) == ["jacot", "vanrossem", "menon", "chen", "sander"]
