@@ -15,7 +15,6 @@ import base64
 import html as _html
 import json
 import math
-import shlex
 from pathlib import Path
 from urllib.parse import quote
 

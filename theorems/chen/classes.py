@@ -23,7 +23,7 @@ from scipy.linalg import expm
 
 from solvers import chen as cm
 from solvers import fd
-from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.chen._common import EPS, kink_distance, random_orthogonal, rng_for
 
 KINK = 1e-3

@@ -36,7 +36,7 @@ from scipy.linalg import expm
 from solvers import chen as cm
 from solvers import fd, orthogonal
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.chen._common import EPS, kink_distance, random_orthogonal, rng_for, separated_instance, validate_QKL
+from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance, validate_QKL
 
 KINK = 1e-3      # finite differences of step <= 1e-5 (|x| <= ~10) never straddle a ReLU kink beyond this
 

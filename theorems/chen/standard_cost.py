@@ -31,7 +31,7 @@ from scipy.linalg import expm
 
 from solvers import chen as cm
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance
+from theorems.chen._common import EPS, random_orthogonal, rng_for
 
 RTOL = 1e-11          # DOP853 relative tolerance of every toy integration below
 

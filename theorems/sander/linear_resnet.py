@@ -28,7 +28,7 @@ from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
 from solvers.fd import gradient_with_error
-from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = float(np.finfo(float).eps)
 E = math.e

@@ -17,7 +17,7 @@ from scipy.integrate import solve_ivp
 
 from solvers import resnet_train as rt
 from solvers.fd import gradient_with_error
-from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = float(np.finfo(float).eps)
 
