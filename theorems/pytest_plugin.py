@@ -140,6 +140,7 @@ class CheckItem(pytest.Item):
         self.record = rec
         # JSON, so that xdist carries it to the controller and --junitxml writes it as it is
         self.user_properties.append(("record", dumps(rec)))
+        self.user_properties.append(("expect", self.check.expect))  # a mutant expects refuted too
         if rec["verdict"] != self.check.expect:
             raise CheckFailed(rec)
 
@@ -260,7 +261,7 @@ def pytest_runtest_logreport(report):
         prog["failed"] += 1
     state = rec["verdict"] if rec else report.outcome
     if report.failed:
-        expect = "refuted" if rec and rec["check"] == "falsifier" else "certified"
+        expect = dict(getattr(report, "user_properties", ())).get("expect", "?")
         state = f"FAILED ({state}, expected {expect})" if rec else "FAILED"
     tr = config.pluginmanager.get_plugin("terminalreporter")
     tty = tr is not None and tr.isatty()

@@ -46,9 +46,11 @@ minimal = Claim(
               r"\ \text{with minimal}\ \|W\|_F",
     status="holds",
     params=_shape(w=6, N=5, search_w=(2, 8), search_N=(1, 6)),
-    notes="An exact solution needs Im(Lt A + A')^T in Im sigma(A)^T; for random data this holds when "
-          "w + 1 >= N (sigma(A) has full column rank generically). Null-space perturbations Z (Z sigma(A) = 0) "
-          "keep a solution and add |Z|^2 exactly (Pythagoras).",
+    notes="An exact solution needs Im(Lt A + A')^T in Im sigma(A)^T; for a random velocity A' this holds when "
+          "sigma(A) has full column rank N (generically when w + 1 >= N). Where it has not (w + 1 < N, or equal "
+          "columns [0; 1]), the check takes a velocity that satisfies the hypothesis, A' = W0 sigma(A) - Lt A, and "
+          "also tests minimality against the known solution W0. Null-space perturbations Z (Z sigma(A) = 0) keep a "
+          "solution and add |Z|^2 exactly (Pythagoras). The falsifier drops the hypothesis (random A', w + 1 < N).",
     catalogue="jacot §2.2 L1",
     covers=("L1",),
 )
@@ -61,29 +63,40 @@ def _need_image(p):
 
 
 def _l1_outcome(p):
-    if p.w + 1 < p.N:
-        return inconclusive("w + 1 < N: Lt A + A' is not realisable for random data (image condition fails)")
     rng = np.random.default_rng(p.seed)
     A, dA = rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N))
     S = leaky.sigma(A)
     M = p.Lt * A + dA
     rank = int(np.linalg.matrix_rank(S))
-    if rank < p.N:  # e.g. two data points whose every pre-activation is negative: equal columns [0; 1]
-        return inconclusive(f"sigma(A) has rank {rank} < N = {p.N}: the image condition Im M^T in Im sigma(A)^T "
-                            "fails for random M (the hypothesis of l.79), so no W solves it", rank=rank)
+    W0 = None
+    if p.w + 1 < p.N or rank < p.N:
+        # The hypothesis of l.79 (Im M^T in Im sigma(A)^T) fails for a random velocity when sigma(A) has rank
+        # < N (w + 1 < N, or two points with every pre-activation negative: equal columns [0; 1]).  Take a
+        # path that satisfies it instead, A' = W0 sigma(A) - Lt A for a random W0, so that M = W0 sigma(A)
+        # is realisable; W0 is then a known solution that the minimal-norm W must not exceed.
+        W0 = rng.standard_normal((p.w, p.w + 1))
+        M = W0 @ S
     W = M @ np.linalg.pinv(S)
     P = S @ np.linalg.pinv(S)
     Z = rng.standard_normal(W.shape) @ (np.eye(p.w + 1) - P)
     c = _cond(S)
     sc = float(np.linalg.norm(M))
-    # Error model: least squares through the pseudo-inverse: relative residual ~ (w+1) N eps cond(S).
+    # Error model: least squares through the pseudo-inverse: relative residual ~ (w+1) N eps cond(S)
+    # (cond over the nonzero singular values: a rank-deficient sigma(A) is solved on its range).
     tol = 20 * (p.w + 1) * p.N * EPS * c * sc
     W2, WZ2, Z2 = float(np.sum(W * W)), float(np.sum((W + Z) ** 2)), float(np.sum(Z * Z))
-    return Outcome.from_parts({
+    parts = {
         "W sigma = Lt A + A'": (float(np.linalg.norm(W @ S - M)), tol),
         "W + Z still solves": (float(np.linalg.norm((W + Z) @ S - M)), tol + 20 * (p.w + 1) * EPS * c * np.linalg.norm(Z) * np.linalg.norm(S)),
         "|W+Z|^2 = |W|^2 + |Z|^2 (so >= |W|^2)": (abs(WZ2 - W2 - Z2), tol * (np.linalg.norm(W) + np.linalg.norm(Z)) * 10 + 10 * EPS * WZ2),
-    }, message=f"|W|^2 = {W2:.6g}, |W + Z|^2 = {WZ2:.6g}", values={"W2": W2, "WZ2": WZ2, "cond_sigma": c})
+    }
+    values = {"W2": W2, "WZ2": WZ2, "cond_sigma": c, "rank_sigma": rank,
+              "path": "random velocity" if W0 is None else "realisable velocity W0 sigma(A) - Lt A"}
+    if W0 is not None:  # minimal against a known solution: |W|^2 <= |W0|^2 (rounding of both norms)
+        W02 = float(np.sum(W0 * W0))
+        parts["|W|^2 <= |W0|^2 (W0 a known solution)"] = (max(0.0, W2 - W02), 10 * EPS * W02 + 2 * tol * np.linalg.norm(W0))
+        values["W0_2"] = W02
+    return Outcome.from_parts(parts, message=f"|W|^2 = {W2:.6g}, |W + Z|^2 = {WZ2:.6g}", values=values)
 
 
 @minimal.numeric
