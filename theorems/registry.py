@@ -34,10 +34,7 @@ _SHAPING = ("claim.py", "params.py", "vocabulary.py", "documents.py")
 class _Registry(dict):
     def add(self, claim) -> None:
         if claim.id in self:
-            other = self[claim.id]
-            if other.module != claim.module:
-                raise ValueError(f"claim id {claim.id!r} registered twice ({other.module} and {claim.module})")
-            raise ValueError(f"claim id {claim.id!r} registered twice in {claim.module}")
+            raise ValueError(f"claim id {claim.id!r} registered twice ({self[claim.id].module} and {claim.module})")
         self[claim.id] = claim
 
 
@@ -89,8 +86,14 @@ def build_index() -> dict:
 
 
 def write_index(path: Path = INDEX) -> Path:
+    return _write(build_index(), path)
+
+
+def _write(data: dict, path: Path = INDEX) -> Path:
+    global _index_cache, _fresh
     from .record import dumps
-    path.write_text(dumps(build_index(), indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(dumps(data, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
+    _index_cache, _fresh = None, None
     return path
 
 
@@ -108,9 +111,16 @@ def _read_index() -> dict | None:
     return _index_cache
 
 
+_fresh: bool | None = None
+
+
 def index_is_fresh() -> bool:
-    data = _read_index()
-    return data is not None and data.get("source_hash") == _source_hash()
+    """Whether the index was built from these sources (hashed once per process)."""
+    global _fresh
+    if _fresh is None:
+        data = _read_index()
+        _fresh = data is not None and data.get("source_hash") == _source_hash()
+    return _fresh
 
 
 def index(document: str | None = None) -> list[dict]:
@@ -120,9 +130,10 @@ def index(document: str | None = None) -> list[dict]:
     if index_is_fresh():
         claims = _read_index()["claims"]
     else:
-        claims = [c.describe() for c in all_claims()]
+        built = build_index()
+        claims = built["claims"]
         try:  # refresh it for the next command (an installed, read-only package keeps the old one)
-            write_index()
+            _write(built)
         except OSError:
             pass
     return [c for c in claims if document is None or c["document"] == document]
