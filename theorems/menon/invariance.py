@@ -146,30 +146,59 @@ claim.property(over=("d", "N", "seed", "energy", "init"), max_examples=12)
 
 
 # ---------------------------------------------------------------------------
+#: the conserved quantity as printed (E1 sign convention), and its nearest wrong variants (mutants): the
+#: same procedure must leave entries of their rate of change nonzero
+QUANTITIES = {
+    "stated": lambda Wp1, Wp: Wp1.T * Wp1 - Wp * Wp.T,
+    "transposes_swapped": lambda Wp1, Wp: Wp1 * Wp1.T - Wp.T * Wp,
+    "sign_flipped": lambda Wp1, Wp: Wp1.T * Wp1 + Wp * Wp.T,
+}
+SYMBOLIC_INSTANCES = [(1, 2), (2, 2), (2, 3), (3, 2), (2, 3, 1, 2)]  # (d, N) square, and rectangular widths
+
+
+def _symbolic_rates(quantity, square_only=False):
+    """Entries of d/dt Q(W_{p+1}, W_p) along W' = -D (D = dE∘phi/dW with E' a matrix of free symbols, so for
+    every E in C^1) that do not expand to 0, summed over p and the instances; the rate is the derivative in t
+    of Q at W + t W' (no product rule written by hand).  Also the pivot identity (7.9)."""
+    t = sp.Symbol("t")
+    worst, pivots = 0, 0
+    for inst in SYMBOLIC_INSTANCES:
+        widths = [inst[0]] * (inst[1] + 1) if len(inst) == 2 else list(inst)
+        if square_only and len(set(widths)) > 1:
+            continue
+        N = len(widths) - 1
+        Ws = [sp.Matrix(widths[q], widths[q - 1], lambda i, j, q=q: sp.Symbol(f"w{q}_{i}{j}"))
+              for q in range(N, 0, -1)]
+        Ep = sp.Matrix(widths[-1], widths[0], lambda i, j: sp.Symbol(f"e_{i}{j}"))
+        D = dln.grads(Ws, Ep)  # the field is -D; the list helpers are backend-agnostic
+        moved = [W - t * G for W, G in zip(Ws, D)]
+        for q in range(1, N):
+            Q = quantity(dln.layer(moved, q + 1), dln.layer(moved, q))
+            worst += sum(1 for e in Q if sp.expand(sp.diff(e, t).subs(t, 0)) != 0)
+            Wp1, Wp, Dp1, Dp = dln.layer(Ws, q + 1), dln.layer(Ws, q), D[N - q - 1], D[N - q]
+            pivots += sum(1 for e in (Wp1.T * Dp1 - Dp * Wp.T) if sp.expand(e) != 0)
+    return worst, pivots
+
+
 @claim.symbolic(timeout=60)
 def symbolic(p):
     """With E'(W) a matrix of free symbols, d/dt C_p expands to 0 identically (so for every E in C^1)."""
-    instances = [(1, 2), (2, 2), (2, 3), (3, 2), (2, 3, 1, 2)]  # (d, N) square, and rectangular widths
-    worst = 0
-    for inst in instances:
-        widths = [inst[0]] * (inst[1] + 1) if len(inst) == 2 else list(inst)
-        N = len(widths) - 1
-        Ws = [sp.Matrix(widths[p], widths[p - 1], lambda i, j, p=p: sp.Symbol(f"w{p}_{i}{j}"))
-              for p in range(N, 0, -1)]
-        Ep = sp.Matrix(widths[-1], widths[0], lambda i, j: sp.Symbol(f"e_{i}{j}"))
-        D = dln.grads(Ws, Ep)  # the field is -D; the list helpers are backend-agnostic
-        for p in range(1, N):
-            Wp1, Wp = dln.layer(Ws, p + 1), dln.layer(Ws, p)
-            Dp1, Dp = D[N - p - 1], D[N - p]
-            dC = (-Dp1).T * Wp1 + Wp1.T * (-Dp1) - ((-Dp) * Wp.T + Wp * (-Dp).T)
-            nonzero = sum(1 for e in dC if sp.expand(e) != 0)
-            # and the pivot identity (7.9): W_{p+1}^T Wdot_{p+1} = Wdot_p W_p^T
-            pivot = sum(1 for e in (Wp1.T * Dp1 - Dp * Wp.T) if sp.expand(e) != 0)
-            worst = max(worst, nonzero + pivot)
-    return Outcome(residual=worst, tolerance=0, values={
-        "method": "sympy.expand of every entry", "instances": [list(i) for i in instances],
+    nonzero, pivot = _symbolic_rates(QUANTITIES["stated"])
+    return Outcome(residual=nonzero + pivot, tolerance=0, values={
+        "method": "sympy: d/dt at t = 0 of C_p(W - tD), expand of every entry",
+        "instances": [list(i) for i in SYMBOLIC_INSTANCES],
         "proved": "dC_p/dt = 0 and (7.9) W_{p+1}^T dW_{p+1}/dt = dW_p/dt W_p^T, E' arbitrary"},
         message="number of entries that did not expand to zero")
+
+
+@claim.mutant({"transposes_swapped": "W_{p+1}W_{p+1}^T - W_p^TW_p (transposes on the wrong side): not conserved",
+               "sign_flipped": "W_{p+1}^TW_{p+1} + W_pW_p^T (the sum, not the difference): not conserved"},
+              timeout=60)
+def mutant(p, variant):
+    """The statement perturbed, through the same procedure: entries of its rate must stay nonzero."""
+    nonzero, _ = _symbolic_rates(QUANTITIES[variant], square_only=variant == "transposes_swapped")
+    return Outcome(residual=nonzero, tolerance=0, values={"nonzero_rate_entries": nonzero},
+                   message=f"{nonzero} entries of d/dt of the mutated quantity did not expand to zero")
 
 
 # ---------------------------------------------------------------------------
