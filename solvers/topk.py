@@ -23,8 +23,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-__all__ = ["check_input", "lmo", "hard_topkmask", "hard_topkmag", "pool", "pav", "topk_mask", "topk_mag",
+__all__ = ["check_input", "lmo", "hard_topkmask", "hard_topkmag", "pool", "pav", "pav_reference", "pav_values",
+           "topk_mask", "topk_mag",
            "relaxed", "kkt_mask", "kkt_mag", "proj_pairs", "dykstra_printed", "dykstra", "jacobian_blocks",
            "blocks_of", "conj_ksupport", "grad_Rstar"]
 
@@ -150,8 +152,9 @@ def pool(s, w, lam, p, mag, method="closed"):
     return 0.5 * (lo + hi)
 
 
-def pav(s, w, lam, p, mag, method="closed"):
-    """Pool adjacent violators for (7.5) (decreasing order); returns (v, blocks) with blocks as (start, end)."""
+def pav_reference(s, w, lam, p, mag, method="closed"):
+    """Pool adjacent violators for (7.5) (decreasing order), the plain Python reference: every merge re-pools
+    the merged block from its values with :func:`pool`.  Returns (v, blocks), blocks as (start, end)."""
     s = np.asarray(s, dtype=float)
     w = np.asarray(w, dtype=float)
     starts, ends, vals = [], [], []
@@ -170,6 +173,198 @@ def pav(s, w, lam, p, mag, method="closed"):
     return v, list(zip(starts, ends))
 
 
+
+# ---------------------------------------------------------------------------
+# PAV in O(n): a stack of blocks with sufficient statistics (Numba)
+#
+# A block is pooled from statistics that merge in O(1): its size m, its weight W = sum w_i, its mean and its
+# central moments M2 = sum (s_i - mean)^2, M3 = sum (s_i - mean)^3 (Chan, Golub & LeVeque's pairwise
+# update, which does not cancel the way raw power sums do).  p = 2 needs m, W and the mean; p = 4/3 the
+# cubic of App. 7.A.6 in the centred variable t = g - mean, whose coefficients are exactly m, M2, M3, W
+# (same formulas as :func:`pool`); any other p > 1 is pooled by bisection on F_B over the block's own
+# values (contiguous in s), so that case costs O(|B|) per pooling.  Each index is pushed once and merged
+# at most once, so p = 2 and p = 4/3 are O(n) overall.
+
+@njit(cache=True)
+def _cubic_root_nb(P, Q):
+    if P == 0.0 and Q == 0.0:
+        return 0.0
+    D = math.sqrt(Q * Q / 4 + P ** 3 / 27)
+    A = -math.copysign(1.0, Q) * (abs(Q) / 2 + D) ** (1.0 / 3.0)
+    return A - P / (3 * A) if A != 0 else 0.0
+
+
+@njit(cache=True)
+def _F_nb(g, s, a, e, W, c, mag, q):
+    ex = q - 1.0
+    tot = 0.0
+    for i in range(a, e):
+        u = g - s[i]
+        tot += u ** ex if u >= 0 else -((-u) ** ex)
+    return tot + c * W * (g if mag else 1.0)
+
+
+@njit(cache=True)
+def _pool_bracketed(s, a, e, W, c, mag, q, lo, hi):
+    """The root of the increasing F_B in [lo, hi] (F_B(lo) <= 0 <= F_B(hi)): bisection to the last bit,
+    the same iteration as :func:`pool`'s but started from the bracket the merge gives (the merged block's
+    root lies between the roots of its two parts, where F_B = F_left + F_right changes sign)."""
+    for _ in range(2000):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if _F_nb(mid, s, a, e, W, c, mag, q) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+@njit(cache=True)
+def _pool_stats(s, a, e, m, W, mean, M2, M3, lam, q, c, mode, mag):
+    """gamma*_B of (7.6) from a block's statistics; mode 0: p = 2, 1: p = 4/3, 2: bisection (any p)."""
+    if mode == 0:
+        return mean * m / (m + lam * W) if mag else mean - lam * W / m
+    if mode == 1:
+        if mag:
+            P, Q = (3 * M2 + c * W) / m, (c * W * mean - M3) / m
+        else:
+            P, Q = 3 * M2 / m, (c * W - M3) / m
+        t = _cubic_root_nb(P, Q)
+        d = 3 * t * t + P
+        if d > 0:
+            t -= (t ** 3 + P * t + Q) / d
+        return mean + t
+    lo, hi = s[a], s[a]
+    for i in range(a, e):
+        lo = min(lo, s[i])
+        hi = max(hi, s[i])
+    lo -= 1.0
+    hi += 1.0
+    while _F_nb(lo, s, a, e, W, c, mag, q) > 0:
+        lo -= 2 * (hi - lo)
+    while _F_nb(hi, s, a, e, W, c, mag, q) < 0:
+        hi += 2 * (hi - lo)
+    for _ in range(2000):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if _F_nb(mid, s, a, e, W, c, mag, q) < 0:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+@njit(cache=True)
+def _pav_stack(s, w, lam, p, mag, mode):
+    """Returns (v, starts, ends) for the blocks of the PAV solution of (7.5) (decreasing order)."""
+    n = s.size
+    q = p / (p - 1.0)
+    c = lam ** (q - 1.0)
+    start = np.empty(n, np.int64)
+    end = np.empty(n, np.int64)
+    m = np.empty(n)
+    W = np.empty(n)
+    mean = np.empty(n)
+    M2 = np.empty(n)
+    M3 = np.empty(n)
+    val = np.empty(n)
+    top = -1
+    for i in range(n):
+        top += 1
+        start[top], end[top] = i, i + 1
+        m[top], W[top], mean[top], M2[top], M3[top] = 1.0, w[i], s[i], 0.0, 0.0
+        val[top] = _pool_stats(s, i, i + 1, 1.0, w[i], s[i], 0.0, 0.0, lam, q, c, mode, mag)
+        while top > 0 and val[top - 1] < val[top]:
+            b = top - 1
+            na, nb = m[b], m[top]
+            nn = na + nb
+            d = mean[top] - mean[b]
+            M3[b] = (M3[b] + M3[top] + d ** 3 * na * nb * (na - nb) / (nn * nn)
+                     + 3.0 * d * (na * M2[top] - nb * M2[b]) / nn)
+            M2[b] = M2[b] + M2[top] + d * d * na * nb / nn
+            mean[b] = mean[b] + d * nb / nn
+            m[b] = nn
+            W[b] = W[b] + W[top]
+            end[b] = end[top]
+            g_left, g_right = val[b], val[top]
+            top = b
+            if mode == 2:
+                val[b] = _pool_bracketed(s, start[b], end[b], W[b], c, mag, q, g_left, g_right)
+            else:
+                val[b] = _pool_stats(s, start[b], end[b], m[b], W[b], mean[b], M2[b], M3[b], lam, q, c, mode, mag)
+    v = np.empty(n)
+    for b in range(top + 1):
+        for i in range(start[b], end[b]):
+            v[i] = val[b]
+    return v, start[:top + 1].copy(), end[:top + 1].copy()
+
+
+@njit(cache=True)
+def _pav2(s, w, lam, mag):
+    """p = 2 specialised: a block pools to (S - lam W)/m (mask) or S/(m + lam W) (magnitude) from its sum S,
+    weight W and size m; returns (v, starts, ends) like :func:`_pav_stack`."""
+    n = s.size
+    start = np.empty(n + 1, np.int64)
+    S = np.empty(n)
+    W = np.empty(n)
+    val = np.empty(n)
+    top = -1
+    for i in range(n):
+        top += 1
+        start[top] = i
+        S[top], W[top] = s[i], w[i]
+        val[top] = s[i] / (1.0 + lam * w[i]) if mag else s[i] - lam * w[i]
+        while top > 0 and val[top - 1] < val[top]:
+            b = top - 1
+            S[b] += S[top]
+            W[b] += W[top]
+            top = b
+            m = i + 1 - start[b]
+            val[b] = S[b] / (m + lam * W[b]) if mag else (S[b] - lam * W[b]) / m
+    start[top + 1] = n
+    v = np.empty(n)
+    for b in range(top + 1):
+        g = val[b]
+        for i in range(start[b], start[b + 1]):
+            v[i] = g
+    return v, start[:top + 1].copy(), start[1:top + 2].copy()
+
+
+def _run_pav(s, w, lam, p, mag, method):
+    s = np.ascontiguousarray(s, dtype=float)
+    w = np.ascontiguousarray(w, dtype=float)
+    mode = _pav_mode(float(p), method)
+    if mode == 0:
+        return _pav2(s, w, float(lam), bool(mag))
+    return _pav_stack(s, w, float(lam), float(p), bool(mag), mode)
+
+
+def _pav_mode(p, method):
+    if method == "closed":
+        if p == 2:
+            return 0
+        if abs(p - 4 / 3) < 1e-15:
+            return 1
+        raise ValueError(f"no closed-form pooling for p={p}; use method='bisect'")
+    if method != "bisect":
+        raise ValueError(f"method={method!r} must be 'closed' or 'bisect'")
+    return 2
+
+
+def pav_values(s, w, lam, p, mag, method="closed"):
+    """The PAV solution v of (7.5) (decreasing order), O(n) for p = 2 and 4/3 (Numba stack kernel)."""
+    return _run_pav(s, w, lam, p, mag, method)[0]
+
+
+def pav(s, w, lam, p, mag, method="closed"):
+    """Pool adjacent violators for (7.5) (decreasing order); returns (v, blocks) with blocks as (start, end).
+    The O(n) stack kernel; :func:`pav_reference` is the plain re-pooling reference it is tested against."""
+    v, a, e = _run_pav(s, w, lam, p, mag, method)
+    return v, list(zip(a.tolist(), e.tolist()))
+
+
 def relaxed(x, k, lam, p, mag, method="closed", sort_input=True):
     """y_{phi,R}(x, 1_k) by PAV (Props 7.2, 7.5, 7.6).  ``sort_input=False`` skips the sort (a wrong variant)."""
     x, k, lam, p = check_input(x, k, lam, p)
@@ -178,7 +373,7 @@ def relaxed(x, k, lam, p, mag, method="closed", sort_input=True):
     sigma = np.argsort(-key, kind="stable") if sort_input else np.arange(n)
     s = key[sigma]
     w = (np.arange(n) < k).astype(float)
-    v, _ = pav(s, w, lam, p, mag, method)
+    v = pav_values(s, w, lam, p, mag, method)
     if mag:
         v = np.maximum(v, 0.0)            # non-negative monotone cone by truncation (Prop 7.6)
     u = np.empty(n)

@@ -108,3 +108,63 @@ def test_bad_input(args, msg):
 def test_no_closed_form_for_other_p():
     with pytest.raises(ValueError, match="bisect"):
         tk.pool(np.array([1.0]), np.array([1.0]), 1.0, 1.5, False, "closed")
+
+
+# ---------------------------------------------------------------------------
+# the O(n) stack PAV against the plain re-pooling reference and against SciPy's isotonic regression
+from scipy.optimize import isotonic_regression  # noqa: E402
+
+_pav_inputs = st.tuples(
+    st.lists(st.floats(-1e3, 1e3, allow_nan=False), min_size=1, max_size=40),
+    st.floats(1e-3, 1e3), st.booleans(), st.integers(0, 2**31 - 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_pav_inputs, st.sampled_from([(2.0, "closed"), (4 / 3, "closed"), (2.0, "bisect"), (1.5, "bisect"),
+                                     (3.0, "bisect")]))
+def test_stack_pav_matches_the_reference(inp, pm):
+    """Same blocks, values to rounding: the stack kernel merges statistics (mean, M2, M3) where the reference
+    re-pools each merged block from its values; bisection is started from the merge's bracket."""
+    xs, lam, mag, seed = inp
+    p, method = pm
+    s = np.array(xs)
+    w = (np.random.default_rng(seed).random(s.size) < 0.5).astype(float)
+    v_ref, b_ref = tk.pav_reference(s, w, lam, p, mag, method)
+    v, b = tk.pav(s, w, lam, p, mag, method)
+    scale = np.max(np.abs(s)) + lam * (1 + np.sum(w)) + 1.0
+    # error model: p = 2 sums of <= 40 values (40 u relative to the scale); p = 4/3 Cardano + one Newton
+    # step on moments (cancellation-free, about 1e3 u); bisection: both to the last bit of one root
+    tol = {"closed": 4e3, "bisect": 64}[method] * np.finfo(float).eps * scale
+    if b == b_ref:
+        assert np.max(np.abs(v - v_ref)) <= tol
+    else:  # a tie between two adjacent block values decided differently by rounding: same objective
+        assert np.max(np.abs(v - v_ref)) <= 1e3 * tol
+
+
+@settings(max_examples=40, deadline=None)
+@given(_pav_inputs)
+def test_stack_pav_p2_matches_scipy_isotonic_regression(inp):
+    """p = 2: h_i(v) = (s_i - v)^2/(2 lam) + w_i phi(v) is a weighted least-squares isotonic problem:
+    mask (phi = v): targets s_i - lam w_i, unit weights; magnitude (phi = v^2/2): targets s_i/(1 + lam w_i),
+    weights 1 + lam w_i.  SciPy's PAV (C++) is the oracle."""
+    xs, lam, mag, seed = inp
+    s = np.array(xs)
+    w = (np.random.default_rng(seed).random(s.size) < 0.5).astype(float)
+    if mag:
+        a = 1 + lam * w
+        ref = isotonic_regression(s / a, weights=a, increasing=False).x
+    else:
+        ref = isotonic_regression(s - lam * w, increasing=False).x
+    v = tk.pav_values(s, w, lam, 2.0, mag)
+    scale = np.max(np.abs(s)) + lam * (1 + np.sum(w)) + 1.0
+    assert np.max(np.abs(v - ref)) <= 100 * np.finfo(float).eps * scale
+
+
+def test_stack_pav_is_linear_for_p2_on_a_worst_case_for_repooling():
+    """An increasing input pools everything into one block, merging at every index: the stack kernel's
+    work stays O(n) (checked by the result, which the re-pooling reference gets in O(n^2))."""
+    n = 20_000
+    s = np.linspace(-1, 1, n)
+    w = np.zeros(n)
+    v = tk.pav_values(s, w, 1.0, 2.0, False)
+    assert np.allclose(v, np.mean(s), rtol=0, atol=1e-12)
