@@ -11,7 +11,8 @@ import json
 import math
 import shlex
 
-__all__ = ["expected", "claim_outcome", "ratio", "replay", "replay_command", "replay_params", "MAX_INLINE_REPLAY"]
+__all__ = ["expected", "claim_outcome", "ratio", "replay", "replay_command", "replay_params", "instance", "compact",
+           "MAX_INLINE_REPLAY"]
 
 #: a ``theorems check`` command longer than this writes its parameters to a file instead
 MAX_INLINE_REPLAY = 220
@@ -115,3 +116,45 @@ def replay(rec: dict, claim: dict | None = None, inline: bool = False) -> dict:
 def replay_command(rec: dict, claim: dict | None = None, inline: bool = True) -> str:
     """The command line of :func:`replay`, every parameter inline unless ``inline=False``."""
     return replay(rec, claim, inline)["command"]
+
+
+def instance(rec: dict, claim: dict | None = None) -> tuple[dict, list[str]]:
+    """The instance a record's check actually used, and the names of its entries that were drawn.
+
+    The counterexample's parameters (else the record's); a parameter left out (null: drawn from the
+    seed) is filled from the same-named entry of the record's ``values`` when the check reports
+    what it drew there, and ``values["instance"]`` / ``counterexample["instance"]`` (an object of
+    the drawn matrices, the convention for checks that draw their instance) are merged in.  So a
+    report shows ``{"seed": 0, "A": [[...]]}``, not only ``{"seed": 0}``."""
+    cex = rec.get("counterexample") if isinstance(rec.get("counterexample"), dict) else {}
+    params = cex.get("params") if isinstance(cex.get("params"), dict) else rec.get("params")
+    out = dict(params) if isinstance(params, dict) else {}
+    values = rec.get("values") if isinstance(rec.get("values"), dict) else {}
+    drawn: dict = {}
+    for k, v in out.items():
+        if v is None and values.get(k) is not None:
+            drawn[k] = values[k]
+    for src in (values.get("instance"), cex.get("instance")):
+        if isinstance(src, dict):
+            drawn.update(src)
+    out.update(drawn)
+    return out, list(drawn)
+
+
+def compact(value, digits: int = 4, max_items: int = 8):
+    """A value for display: floats to ``digits`` significant digits, long lists cut to
+    ``max_items`` entries with a note of how many more (a matrix stays a list of rows)."""
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return value
+        return float(f"{value:.{digits}g}")
+    if isinstance(value, dict):
+        return {k: compact(v, digits, max_items) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [compact(v, digits, max_items) for v in list(value)[:max_items]]
+        if len(value) > max_items:
+            items.append(f"\u2026 {len(value) - max_items} more")
+        return items
+    return value
