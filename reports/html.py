@@ -352,10 +352,9 @@ def build_context(results: dict) -> dict:
 
 
 def _title(s: str) -> str:
-    """A heading: plain text, or text with ``$...$`` / ``\\(...\\)`` math as inline MathML."""
-    if s and any(k != "text" for k, _ in mathml.split_math(s)):
-        return mathml.render_tex(s)
-    return _html.escape(s or "")
+    """A heading: text, its ``$...$`` / ``\\(...\\)`` math and bare formulas (``W_{p+1}^T``) as
+    inline MathML (:func:`_prose`)."""
+    return _prose(s)
 
 
 def _pct(x) -> str:
@@ -406,12 +405,24 @@ def _strength_findings(st: dict, claims: dict) -> list[dict]:
 
 
 def _prose(s: str) -> str:
-    """Notes: plain text, with any ``$...$`` math converted."""
+    """Notes and titles: text escaped, ``$...$`` / ``\\(...\\)`` math as MathML (the TeX shown
+    when it cannot be converted), and bare formulas (:func:`reports.view.prose_parts`:
+    ``W_{p+1}^T``, ``|W_l|^2``) as MathML where they convert, else left as they are."""
     if not s:
         return ""
-    if mathml.split_math(s) and any(k != "text" for k, _ in mathml.split_math(s)):
-        return mathml.render_tex(s)
-    return _html.escape(s)
+    out = []
+    for kind, tex, src in view.prose_parts(s):
+        if kind == "text":
+            out.append(_html.escape(tex))
+        elif kind == "math":
+            out.append(mathml.latex_to_mathml(tex, display=False))
+        else:
+            try:
+                out.append(mathml._convert(tex, display=False))
+                mathml.STATS["converted"] += 1
+            except mathml.MathConversionError:
+                out.append(_html.escape(src))
+    return "".join(out)
 
 
 def _env():
