@@ -1,4 +1,7 @@
-"""``theorems report --results FILE --format html|latex|pdf --out PATH``: re-render a saved run.
+"""``theorems report --results FILE --format html|latex|pdf --out PATH [--sweep FILE]``: re-render a saved run.
+
+``--sweep`` merges a ``theorems sweep`` tally (``sweep.json``) into the check-strength section
+(reports/strength.py); without it the tally saved in ``results.json`` by ``certify``, if any, is used.
 
 Bad input (a missing or unreadable file, a file that is not a ``results.json`` written by
 ``theorems certify``, an unknown format, an output path that is a folder) is one line on
@@ -40,7 +43,7 @@ def load_results(path) -> dict:
     if not isinstance(data, dict) or not isinstance(data.get("records"), list):
         raise ResultsError(f"{str(p)!r} is not a results.json written by `theorems certify` "
                            f"(expected an object with a 'records' list)")
-    for key, typ in (("claims", list), ("meta", dict), ("summary", dict)):
+    for key, typ in (("claims", list), ("meta", dict), ("summary", dict), ("sweep", dict), ("strength", dict)):
         if key in data and not isinstance(data[key], typ):
             raise ResultsError(f"{str(p)!r} is not a results.json: '{key}' must be a{'n object' if typ is dict else ' list'}")
     for i, r in enumerate(data["records"]):
@@ -60,6 +63,12 @@ def cmd_report(args) -> int:
         results = load_results(args.results)
     except ResultsError as exc:
         return _bad(str(exc))
+    if getattr(args, "sweep", None) is not None:  # a sweep tally merged into the strength report
+        from .strength import SweepError, load_sweep
+        try:
+            results["sweep"] = load_sweep(args.sweep)
+        except SweepError as exc:
+            return _bad(str(exc))
     out = Path(args.out)
     if out.is_dir():
         return _bad(f"--out {str(out)!r} is a folder; give the report's file name")

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from . import mathml, plots, view
+from . import mathml, plots, strength as strength_mod, view
 from .view import ratio
 from .summary import COLUMNS, summarise
 
@@ -184,13 +184,23 @@ def _check_view(rec: dict, claim: dict, spec: dict | None) -> dict:
         plot_specs.extend(values["plots"])
     shown = {k: v for k, v in values.items() if k not in ("plot", "plots", "traceback")}
     q = ratio(rec.get("residual"), rec.get("tolerance"))
+    weak = None
     if rec.get("check") == "falsifier" and verdict == "refuted":
         badge = "refuted \u2713 caught"
         vclass = "caught"
+        if expect == "refuted" and q is not None and q < strength_mod.WEAK_MARGIN:
+            weak = f"weak: refuted by only {strength_mod.fmt_ratio(q)}\u00d7 its tolerance"
+    elif rec.get("check") == "symbolic" and expect == "refuted" and verdict == "refuted":
+        badge = "refuted \u2713 mutant killed"
+        vclass = "caught"
+    elif rec.get("check") == "symbolic" and expect == "refuted" and verdict == "certified":
+        badge = "certified \u2717 mutant survived"
+        vclass = "refuted"
     else:
         badge = verdict
         vclass = verdict
     cex = rec.get("counterexample")
+    inst, drawn = view.instance(rec, claim)
     label = f"{rec.get('claim')} {rec.get('check')}[{rec.get('variant')}]"
     rp = replay_command(rec, claim)
     return {
@@ -205,6 +215,10 @@ def _check_view(rec: dict, claim: dict, spec: dict | None) -> dict:
         "description": (spec or {}).get("description", ""),
         "slow": bool((spec or {}).get("slow")),
         "counterexample": _cut(pretty_json(cex)) if cex not in (None, {}, []) else None,
+        "drawn": (_cut(pretty_json(view.compact({k: inst[k] for k in drawn})))
+                  if drawn and verdict == "refuted" else None),
+        "drawn_names": ", ".join(drawn), "weak": weak,
+        "mutant": rec.get("check") == "symbolic" and expect == "refuted",
         "values_json": _cut(pretty_json(shown)) if shown else None, "n_values": len(shown),
         "params": _cut(pretty_json(rec.get("params"))) if rec.get("params") else None,
         "traceback": values.get("traceback") if isinstance(values.get("traceback"), str) else None,
@@ -230,7 +244,8 @@ def _not_run_view(spec: dict) -> dict:
     why = "slow: skipped unless --runslow" if spec.get("slow") else (
         "gpu: skipped without CuPy and a device" if spec.get("gpu") else "no record in this run")
     return {"kind": spec.get("kind", "?"), "variant": spec.get("variant", "?"), "verdict": "not run",
-            "vclass": "notrun", "badge": "not run", "expect": _expected(spec), "ok": None,
+            "vclass": "notrun", "badge": "not run", "expect": _expected(spec), "ok": None, "weak": None,
+            "mutant": spec.get("kind") == "symbolic" and _expected(spec) == "refuted",
             "description": spec.get("description", ""), "message": why, "run": False,
             "slow": bool(spec.get("slow")), "plots": []}
 
@@ -268,6 +283,7 @@ def build_context(results: dict) -> dict:
     meta = {k: raw_meta.get(k) for k in ("date", "profile", "seed", "python", "versions", "pytest_exit",
                                          "runslow", "document", "select")}
     summary = summarise(claims, records)
+    st = strength_mod.strength_of(results)
     by_claim: dict[str, list] = {}
     for r in records:
         by_claim.setdefault(r.get("claim"), []).append(r)
@@ -292,7 +308,9 @@ def build_context(results: dict) -> dict:
                 doc_records.append(dict(r, _ok=cv["ok"]))
             erratum = c.get("status") in ("erratum", "gap") and bool(c.get("corrected"))
             views.append({
-                "id": c["id"], "anchor": c["id"], "title": c.get("title", ""), "label": c.get("label", ""),
+                "id": c["id"], "anchor": c["id"], "title": Markup(_title(c.get("title") or "")),
+                "title_text": c.get("title", ""), "label": c.get("label", ""),
+                "strength": _strength_view(st["claims"].get(c["id"])),
                 "status": c.get("status", ""), "outcome": claim_outcome(c, recs),
                 "location": _location(c), "catalogue": c.get("catalogue") or "",
                 "erratum": erratum,
@@ -315,6 +333,7 @@ def build_context(results: dict) -> dict:
         except Exception:  # a summary plot must never break the report
             margin = None
         docs.append({"key": key, "title": DOCUMENT_TITLES.get(key, key), "claims": views,
+                     "strength": st["documents"].get(key),
                      "summary": summary["documents"].get(key, {}), "margin": margin,
                      "n_records": len(doc_records)})
     versions = meta.get("versions") if isinstance(meta.get("versions"), dict) else {}
@@ -326,16 +345,84 @@ def build_context(results: dict) -> dict:
                      for v in ("certified", "refuted", "inconclusive", "error")},
         "math": dict(mathml.STATS), "math_failures": list(mathml.failures),
         "statuses": sorted({c.get("status", "") for c in claims}),
+        "strength": st, "strength_line": strength_mod.strength_line(st),
+        "strength_findings": _strength_findings(st, {c["id"]: c for c in claims}),
+        "ratio": strength_mod.fmt_ratio, "thresholds": st["thresholds"],
     }
 
 
+def _title(s: str) -> str:
+    """A heading: text, its ``$...$`` / ``\\(...\\)`` math and bare formulas (``W_{p+1}^T``) as
+    inline MathML (:func:`_prose`)."""
+    return _prose(s)
+
+
+def _pct(x) -> str:
+    return "\u2014" if x is None else f"{100 * x:.1f}%"
+
+
+def _strength_view(s: dict | None) -> dict | None:
+    """A claim's strength as short items ``(class, text)``: good, warn (a finding) or bad (a defect)."""
+    if not s:
+        return None
+    items = []
+    if s["mutants_declared"]:
+        bad = [m for m in s["mutants"] if m["state"] != "killed"]
+        items.append(("bad" if any(m["state"] in ("survived", "not killed") for m in bad) else
+                      "warn" if bad else "good",
+                      f"symbolic mutants killed {s['mutants_killed']}/{s['mutants_declared']}"
+                      + ("".join(f"; {m['variant']}: {m['state']}" for m in bad))))
+    elif s["symbolic_without_mutant"]:
+        items.append(("warn", "symbolic check without a mutant"))
+    b = s.get("bound")
+    if b:
+        items.append(({"approached": "good", "near": "plain"}.get(b["band"], "warn"), b["text"]))
+    if s["falsifiers"]:
+        weak = [f for f in s["falsifiers"] if f["weak"]]
+        text = (f"falsifier margins: {len(s['falsifiers'])} caught, min "
+                f"{strength_mod.fmt_ratio(s['min_margin'])}\u00d7 tolerance")
+        if weak:
+            text += "; weak: " + ", ".join(f"{f['variant']} ({strength_mod.fmt_ratio(f['margin'])}\u00d7)" for f in weak)
+        items.append(("warn" if weak else "good", text))
+    sw = s.get("sweep")
+    if sw:
+        text = (f"sweep: {sw['draws']} draws, {sw['certified']} certified, {sw['inconclusive']} inconclusive "
+                f"({_pct(sw['inconclusive_rate'])}), {sw['refuted']} refuted, {sw['error']} errors, "
+                f"{sw['rejected']} rejected")
+        items.append(("bad" if sw["refuted"] or sw["error"] else "warn" if sw["inconclusive"] else "good", text))
+    return {"entries": items, "defects": list(s["defects"]), "bad": bool(s["defects"])}
+
+
+def _strength_findings(st: dict, claims: dict) -> list[dict]:
+    """Every defect and warning of the run, one row per claim, defects first."""
+    rows = []
+    for cid, s in st["claims"].items():
+        for kind, texts in (("bad", s["defects"]), ("warn", s["warnings"])):
+            for t in texts:
+                rows.append({"id": cid, "cls": kind, "text": t})
+    rows.sort(key=lambda r: r["cls"] != "bad")
+    return rows
+
+
 def _prose(s: str) -> str:
-    """Notes: plain text, with any ``$...$`` math converted."""
+    """Notes and titles: text escaped, ``$...$`` / ``\\(...\\)`` math as MathML (the TeX shown
+    when it cannot be converted), and bare formulas (:func:`reports.view.prose_parts`:
+    ``W_{p+1}^T``, ``|W_l|^2``) as MathML where they convert, else left as they are."""
     if not s:
         return ""
-    if mathml.split_math(s) and any(k != "text" for k, _ in mathml.split_math(s)):
-        return mathml.render_tex(s)
-    return _html.escape(s)
+    out = []
+    for kind, tex, src in view.prose_parts(s):
+        if kind == "text":
+            out.append(_html.escape(tex))
+        elif kind == "math":
+            out.append(mathml.latex_to_mathml(tex, display=False))
+        else:
+            try:
+                out.append(mathml._convert(tex, display=False))
+                mathml.STATS["converted"] += 1
+            except mathml.MathConversionError:
+                out.append(_html.escape(src))
+    return "".join(out)
 
 
 def _env():

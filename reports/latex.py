@@ -1,7 +1,8 @@
 """The LaTeX report: a paper-like article rendered from a ``results.json`` dict, and its PDF.
 
     render_latex(results) -> str                    the document (pure: writes nothing)
-    write_latex(results, path, figures=True) -> Path   report.tex, plus one PDF per plot beside it
+    write_latex(results, path, figures=True) -> Path   report.tex, plus one PDF per plot in
+                                                    ``figures/`` beside it
     compile_pdf(tex_path) -> Path | None            pdflatex twice in the .tex's folder; None when
                                                     pdflatex is not on PATH; LatexError on failure
 
@@ -29,12 +30,15 @@ from typing import Any
 
 import jinja2
 
-from . import view
+from . import strength as strength_mod, view
+from .summary import DOCUMENT_ORDER
 
 __all__ = ["TeX", "latex_escape", "check_math", "render_math", "render_mixed", "render_latex",
            "write_latex", "compile_pdf", "LatexError", "DOCUMENT_TITLES"]
 
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
+#: the folder, beside report.tex, of its figures
+FIGURES = "figures"
 
 #: display names of the documents (DESIGN.md); a key not listed is shown as itself
 DOCUMENT_TITLES = {
@@ -352,7 +356,51 @@ def render_math(tex: str, display: bool = True) -> TeX:
         body = fallback
     else:
         body = (r"$\displaystyle " if display else "$") + _breakable(conv.strip()) + "$"
-    return TeX(f"%\n%<<math {n}\n%fallback {fallback}\n{body}%\n%>>math\n")
+    # the line after the fence starts with {}: TeX skips the spaces that begin a line, and the
+    # space between a formula and the next word would be lost
+    return TeX(f"%\n%<<math {n}\n%fallback {fallback}\n{body}%\n%>>math\n{{}}")
+
+
+def _plain_math(tex: str) -> str:
+    """A formula as bookmark text (ASCII: a command by its name, ``\\alpha`` as ``alpha``)."""
+    out = re.sub(r"\\([A-Za-z]+) ?", r"\1 ", tex)
+    out = re.sub(r"\\(.)", r"\1", out)
+    return re.sub(r"[{}]", "", out).replace("  ", " ")
+
+
+def render_prose(text: str) -> TeX:
+    """Notes: text escaped, ``$...$`` / ``\\(...\\)`` math typeset (source in typewriter type when
+    :func:`check_math` or pdflatex rejects it), and bare formulas (:func:`reports.view.prose_parts`:
+    ``W_{p+1}^T``, ``|W_l|^2``) typeset where :func:`check_math` accepts them, else left as text."""
+    out = []
+    for kind, tex, src in view.prose_parts(text or ""):
+        if kind == "text":
+            out.append(latex_escape(tex))
+        elif kind == "math" or (check_math(_unicode_math(tex))[0] and tex.isascii()):
+            out.append(render_math(tex, display=False))
+        else:
+            out.append(latex_escape(src))
+    return TeX("".join(out))
+
+
+def heading(text: str) -> TeX:
+    """A section heading: escaped text (breakable), its ``$...$`` / ``\\(...\\)`` math typeset in
+    the page and the table of contents, and plain text in the PDF bookmarks (``\\texorpdfstring``).
+    A heading formula is fenced like every other one (tagged ``heading``): when the table of
+    contents cannot take it, :func:`compile_pdf` switches it to its source."""
+    parts = view.prose_parts(text or "")
+    if all(k == "text" for k, _, _ in parts):
+        return breakable_escape(text or "")
+    tex, plain = [], []
+    for kind, inner, src in parts:
+        if kind == "text" or (kind == "auto" and not (check_math(_unicode_math(inner))[0] and inner.isascii())):
+            tex.append(breakable_escape(src))
+            plain.append(src)
+            continue
+        m = render_math(inner, display=False)
+        tex.append(m.replace("\n%fallback ", " heading\n%fallback ", 1).replace("\\texttt{\\small ", "\\texttt{"))
+        plain.append(src if kind == "auto" else _plain_math(inner))
+    return TeX(r"\texorpdfstring{" + "".join(tex) + "}{" + latex_escape("".join(plain)) + "}")
 
 
 def render_mixed(text: str) -> TeX:
@@ -408,16 +456,30 @@ def tex_json(value: Any, limit: int = 900) -> TeX:
 
 def _short(s: Any, limit: int = 400) -> str:
     s = " ".join(str(s or "").split())
-    return s if len(s) <= limit else s[:limit - 3] + "..."
+    if len(s) <= limit:
+        return s
+    cut = s[:limit - 3]
+    if len(re.findall(r"(?<!\\)\$", cut)) % 2:   # never cut inside $...$: cut before it
+        cut = cut[:[m.start() for m in re.finditer(r"(?<!\\)\$", cut)][-1]].rstrip()
+    return cut + "..."
 
 
-def _counterexample(rec: dict) -> dict:
+def _article(word: str) -> str:
+    """``a gap``, ``an erratum``: the indefinite article of a status word."""
+    word = str(word or "")
+    return ("an " if word[:1].lower() in "aeiou" and word else "a ") + word
+
+
+def _counterexample(rec: dict, claim: dict | None = None) -> dict:
     """What the report shows for a refutation: always a concrete instance (the counterexample's
-    parameters, else the record's), the witness the check returned, and the replay command."""
+    parameters, else the record's, with what the check drew from the seed filled in:
+    :func:`reports.view.instance`, numbers to 4 digits), the witness the check returned, and the
+    replay command."""
     cex = rec.get("counterexample")
-    instance = cex.get("params") if isinstance(cex, dict) and isinstance(cex.get("params"), dict) else rec.get("params")
-    witness = {k: v for k, v in cex.items() if k != "params"} if isinstance(cex, dict) else cex
-    return {"rec": rec, "instance": tex_json(instance or {}),
+    instance, drawn = view.instance(rec, claim)
+    witness = {k: v for k, v in cex.items() if k not in ("params", "instance")} if isinstance(cex, dict) else cex
+    return {"rec": rec, "instance": tex_json(view.compact(instance), limit=1400),
+            "drawn": ", ".join(drawn),
             "witness": tex_json(witness) if witness not in (None, {}) else None,
             "residual": tex_num(rec.get("residual")), "tolerance": tex_num(rec.get("tolerance")),
             "replay": latex_escape(replay_command(rec)), "message": _short(rec.get("message"), 500)}
@@ -441,6 +503,7 @@ def _context(results: dict, figures: dict[int, Any] | None) -> dict:
         by_claim.setdefault(r.get("claim"), []).append((idx, r))
     figures = figures or {}
 
+    strength = strength_mod.strength_of(results)
     documents: dict[str, dict] = {}
     errata = []
     counts = {"records": len(records), "unexpected": 0}
@@ -467,7 +530,7 @@ def _context(results: dict, figures: dict[int, Any] | None) -> dict:
                          "tolerance": tex_num(r.get("tolerance")), "seconds": fmt(r.get("seconds")),
                          "message": _short(r.get("message"), 300)})
             if r.get("verdict") == "refuted":
-                cexs.append(_counterexample(r))
+                cexs.append(_counterexample(r, c))
             if idx in figures:
                 spec = (r.get("values") or {}).get("plot") or {}
                 fig = figures[idx] if isinstance(figures[idx], dict) else {"file": figures[idx]}
@@ -480,26 +543,70 @@ def _context(results: dict, figures: dict[int, Any] | None) -> dict:
         verdicts = (f"{n_ok}/{n} as expected" if n else "not run") + (
             "; " + ", ".join(f"{v} {k}" for k, v in sorted(tally.items())) if n else "")
         entry = {"c": c, "rows": rows, "cexs": cexs, "plots": plots, "verdicts": verdicts,
+                 "heading": heading(c.get("title") or c.get("id") or ""),
+                 "article": _article(c.get("status") or "correction"),
+                 "strength": _strength_items(strength["claims"].get(c.get("id"))),
                  "all_ok": n > 0 and n_ok == n, "n": n,
                  "lines": f"{lines[0]}--{lines[1]}" if len(lines) == 2 else "",
                  "worst": tex_num(worst) if worst is not None else TeX("--"),
                  "statement": render_statement(c.get("statement") or ""),
                  "corrected": render_statement(c.get("corrected")) if c.get("corrected") else None,
-                 "notes": render_mixed(_short(c.get("notes"), 1200)) if c.get("notes") else None,
+                 "notes": render_prose(_short(c.get("notes"), 1200)) if c.get("notes") else None,
                  "loc": loc}
         doc["claims"].append(entry)
         if c.get("status") in ("erratum", "gap"):
             printed = [x for x in cexs if x["rec"].get("variant") == "stated"]
-            errata.append({"c": c, "lines": entry["lines"],
+            errata.append({"c": c, "lines": entry["lines"], "heading": entry["heading"],
                            "printed": render_statement(c.get("statement") or ""),
                            "corrected": render_statement(c.get("corrected") or ""),
                            "refutation": printed[0] if printed else None})
     summary = results.get("summary") or {}
     from .summary import COLUMNS
     versions = meta.get("versions") or {}
+    order = sorted(documents, key=lambda k: (DOCUMENT_ORDER.index(k) if k in DOCUMENT_ORDER else len(DOCUMENT_ORDER), k))
+    for k in order:
+        documents[k]["strength"] = strength["documents"].get(k)
+    findings = [{"id": cid, "bad": kind == "bad", "text": t}
+                for cid, s in strength["claims"].items()
+                for kind, texts in (("bad", s["defects"]), ("warn", s["warnings"])) for t in texts]
+    findings.sort(key=lambda f: not f["bad"])
     return {"meta": meta, "versions": versions, "summary": summary, "columns": COLUMNS,
-            "documents": list(documents.values()), "errata": errata, "counts": counts,
-            "n_claims": sum(len(d["claims"]) for d in documents.values())}
+            "documents": [documents[k] for k in order], "errata": errata, "counts": counts,
+            "n_claims": sum(len(d["claims"]) for d in documents.values()),
+            "strength": strength, "strength_line": strength_mod.strength_line(strength),
+            "findings": findings, "ratio": strength_mod.fmt_ratio,
+            "thresholds": {k: f"{v:g}" for k, v in strength["thresholds"].items()}}
+
+
+def _strength_items(s: dict | None) -> list[TeX]:
+    """A claim's strength as short LaTeX items (a defect in red)."""
+    if not s:
+        return []
+    red = lambda t: TeX(r"\textcolor{red!75!black}{\textbf{" + latex_escape(t) + "}}")  # noqa: E731
+    out: list[TeX] = []
+    if s["mutants_declared"]:
+        bad = [m for m in s["mutants"] if m["state"] != "killed"]
+        t = f"symbolic mutants killed {s['mutants_killed']}/{s['mutants_declared']}" + "".join(
+            f"; {m['variant']}: {m['state']}" for m in bad)
+        out.append(red(t) if any(m["state"] in ("survived", "not killed") for m in bad) else latex_escape(t))
+    elif s["symbolic_without_mutant"]:
+        out.append(latex_escape("symbolic check without a mutant"))
+    if s.get("bound"):
+        out.append(latex_escape(s["bound"]["text"]))
+    if s["falsifiers"]:
+        weak = [f for f in s["falsifiers"] if f["weak"]]
+        t = (f"falsifier margins: {len(s['falsifiers'])} caught, min "
+             f"{strength_mod.fmt_ratio(s['min_margin'])}x tolerance")
+        if weak:
+            t += "; weak: " + ", ".join(f"{f['variant']} ({strength_mod.fmt_ratio(f['margin'])}x)" for f in weak)
+        out.append(latex_escape(t))
+    sw = s.get("sweep")
+    if sw:
+        rate = f" ({100 * sw['inconclusive_rate']:.1f}%)" if sw["inconclusive_rate"] is not None else ""
+        t = (f"sweep: {sw['draws']} draws, {sw['certified']} certified, {sw['inconclusive']} inconclusive{rate}, "
+             f"{sw['refuted']} refuted, {sw['error']} errors, {sw['rejected']} rejected")
+        out.append(red(t) if sw["refuted"] or sw["error"] else latex_escape(t))
+    return out
 
 
 def _finalize(value: Any) -> Any:
@@ -531,6 +638,7 @@ def environment() -> jinja2.Environment:
     env.filters["statement"] = render_statement
     env.filters["short"] = _short
     env.filters["breakable"] = breakable_escape
+    env.filters["heading"] = heading
     return env
 
 
@@ -555,19 +663,25 @@ render_latex.fallbacks = []  # type: ignore[attr-defined]
 
 def write_latex(results: dict, path, figures: bool = True) -> Path:
     """Write the report to ``path``; with ``figures``, every record with ``values["plot"]`` gets
-    a PDF figure beside it (``<stem>-fig-<n>.pdf``, drawn by :func:`reports.plots.render_plot`).
-    A figure that cannot be drawn is replaced by a line saying why."""
+    a PDF figure in the folder ``figures/`` beside it (``figures/fig-<n>.pdf``, n the record's
+    number, drawn by :func:`reports.plots.render_plot`; figures of an earlier report there are
+    removed first).  A figure that cannot be drawn is replaced by a line saying why."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     figs: dict[int, dict] = {}
+    figdir = path.parent / FIGURES
+    if figures and figdir.is_dir():
+        for old in figdir.glob("fig-*.pdf"):
+            old.unlink()
     if figures:
         for idx, r in enumerate(results.get("records") or []):
             spec = (r.get("values") or {}).get("plot") if isinstance(r.get("values"), dict) else None
             if not spec:
                 continue
-            name = f"{path.stem}-fig-{idx + 1}.pdf"
+            name = f"{FIGURES}/fig-{idx + 1}.pdf"
             try:
                 from .plots import render_plot
+                figdir.mkdir(exist_ok=True)
                 (path.parent / name).write_bytes(render_plot(spec, "pdf"))
                 figs[idx] = {"file": name}
             except Exception as exc:  # noqa: BLE001 - a broken plot must not sink the report
@@ -578,7 +692,8 @@ def write_latex(results: dict, path, figures: bool = True) -> Path:
 
 # ---------------------------------------------------------------------------
 # PDF
-_FENCE = re.compile(r"^%<<math (\d+)\n%fallback ([^\n]*)\n(.*?)\n%>>math$", re.M | re.S)
+_FENCE = re.compile(r"^%<<math (?P<n>\d+)(?P<tag> heading)?\n%fallback (?P<fallback>[^\n]*)\n(?P<body>.*?)\n%>>math$",
+                    re.M | re.S)
 
 
 def _fences(tex: str) -> list[tuple[int, int, int, re.Match]]:
@@ -591,10 +706,10 @@ def _fences(tex: str) -> list[tuple[int, int, int, re.Match]]:
     return out
 
 
-def _to_fallback(tex: str, numbers: set[int] | None) -> str:
+def _to_fallback(tex: str, numbers: set[int] | None, headings_only: bool = False) -> str:
     def sub(m):
-        if numbers is None or int(m.group(1)) in numbers:
-            return f"%<<math {m.group(1)}\n%fallback {m.group(2)}\n{m.group(2)}%\n%>>math"
+        if (numbers is None or int(m.group("n")) in numbers) and (m.group("tag") or not headings_only):
+            return f"%<<math {m.group('n')}{m.group('tag') or ''}\n%fallback {m.group('fallback')}\n{m.group('fallback')}%\n%>>math"
         return m.group(0)
     return _FENCE.sub(sub, tex)
 
@@ -621,8 +736,12 @@ def _pdflatex(tex_path: Path, timeout: float) -> tuple[bool, str]:
 
 
 def compile_pdf(tex_path, timeout: float = 120.0, max_fixes: int = 10, passes: int = 2) -> Path | None:
-    """Compile ``tex_path`` with pdflatex (``passes`` times: the second settles the tables' widths
-    and the references) in its own folder, nonstop, with a ``timeout`` per run.  Returns the PDF's path, or None when pdflatex is not on PATH.  A formula
+    """Compile ``tex_path`` with pdflatex (at least ``passes`` times: the later ones settle the
+    tables' widths, the references and the table of contents; a pass is repeated, up to 4 in all,
+    while the .toc still changes) in its own folder, nonstop, with a ``timeout`` per run.  Returns
+    the PDF's path, or None when pdflatex is not on PATH.  A formula of a heading that breaks the
+    table of contents (read from the .toc from the second pass on) is switched to its source with
+    every other heading formula, and the whole compilation repeated.  A formula
     that stops pdflatex is switched to its typewriter source and the run repeated (at most
     ``max_fixes`` times, then every formula at once); the .tex is rewritten accordingly and
     the switched formulas are listed in ``compile_pdf.switched``.  Raises :class:`LatexError`
@@ -634,14 +753,19 @@ def compile_pdf(tex_path, timeout: float = 120.0, max_fixes: int = 10, passes: i
     if not tex_path.exists():
         raise LatexError(f"{tex_path} does not exist")
     tex = tex_path.read_text()
+    toc = tex_path.with_suffix(".toc")
+    if toc.exists():
+        toc.unlink()  # a stale table of contents of another document
     tries = 0
     while True:
+        if toc.exists():
+            toc.unlink()  # the first pass reads no contents: its errors are the .tex's lines
         ok, log = _pdflatex(tex_path, timeout)
         if ok:
             break
         if "timed out" in log and len(log) < 200:
             raise LatexError(log, tex_path.with_suffix(".log"))
-        fences = [f for f in _fences(tex) if f[3].group(3).startswith("$")]  # formulas still typeset as math
+        fences = [f for f in _fences(tex) if f[3].group("body").startswith("$")]  # formulas still typeset as math
         hit = None
         for line in _error_lines(log):
             hit = next((f for f in fences if f[1] <= line <= f[2]), None)
@@ -659,9 +783,21 @@ def compile_pdf(tex_path, timeout: float = 120.0, max_fixes: int = 10, passes: i
                              f"(log: {tex_path.with_suffix('.log')})", tex_path.with_suffix(".log"))
         tries += 1
         tex_path.write_text(tex)
-    ok = True
-    if passes > 1:
-        ok, log = _pdflatex(tex_path, timeout)  # second pass: longtable widths, references
+    ok, done = True, 1
+    before = toc.read_text(errors="replace") if toc.exists() else None
+    while ok and done < 4 and (done < passes or (toc.exists() and toc.read_text(errors="replace") != before)):
+        before = toc.read_text(errors="replace") if toc.exists() else None
+        ok, log = _pdflatex(tex_path, timeout)  # later passes: longtable widths, references, contents
+        done += 1
+        headings = [f for f in _fences(tex) if f[3].group("tag") and f[3].group("body").startswith("$")]
+        if not ok and headings:  # a heading formula the table of contents cannot take: all to source
+            compile_pdf.switched.append(("headings", _first_error(log)))  # type: ignore[attr-defined]
+            tex = _to_fallback(tex, None, headings_only=True)
+            tex_path.write_text(tex)
+            if toc.exists():
+                toc.unlink()
+            ok, log = _pdflatex(tex_path, timeout)
+            done, before = 1, None
     if not ok:
         raise LatexError(f"pdflatex failed on {tex_path.name} (second pass): {_first_error(log)} "
                          f"(log: {tex_path.with_suffix('.log')})", tex_path.with_suffix(".log"))

@@ -33,7 +33,7 @@ def test_certify_writes_results_and_reports(certified):
     code, out = certified
     assert code == 0
     res = json.loads((out / "results.json").read_text())
-    assert set(res) == {"meta", "summary", "claims", "records"}
+    assert set(res) == {"meta", "summary", "claims", "records", "strength"}
     meta = res["meta"]
     for mod in ("numpy", "scipy", "sympy", "numba", "hypothesis"):
         assert meta["versions"][mod], mod

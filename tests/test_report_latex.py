@@ -81,7 +81,7 @@ def test_structure_sections_per_document_and_errata_appendix():
     i_jacot = tex.index(r"\section{Jacot")
     i_app = tex.index(r"\appendix")
     i_err = tex.index(r"\section{Errata: printed and corrected statements}")
-    assert i_sum < i_menon < i_jacot < i_app < i_err
+    assert i_sum < i_jacot < i_menon < i_app < i_err           # documents in seed order, as the HTML
     errata = tex[i_err:]
     assert "menon.beta" in errata and "Printed" in errata and "Corrected" in errata
     assert r"\frac{Z_{kk}^2}{N\sigma_k^2}" in errata            # the corrected math, kept as math
@@ -168,9 +168,10 @@ def test_plot_becomes_a_pdf_figure(tmp_path):
     res["records"][2]["values"]["plot"] = {"kind": "nonsense"}
     tex = write_latex(res, tmp_path / "report.tex")
     text = tex.read_text()
-    assert (tmp_path / "report-fig-1.pdf").read_bytes()[:4] == b"%PDF"
-    assert r"\includegraphics[width=0.75\linewidth]{report-fig-1.pdf}" in text
-    assert "figure not drawn" in text and not (tmp_path / "report-fig-3.pdf").exists()
+    assert (tmp_path / "figures" / "fig-1.pdf").read_bytes()[:4] == b"%PDF"   # in a subfolder, not loose
+    assert r"\includegraphics[width=0.75\linewidth]{figures/fig-1.pdf}" in text
+    assert "figure not drawn" in text and not (tmp_path / "figures" / "fig-3.pdf").exists()
+    assert not list(tmp_path.glob("*fig*.pdf"))
     assert compile_pdf(tex) is not None
 
 

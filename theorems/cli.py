@@ -91,11 +91,16 @@ def build_parser() -> argparse.ArgumentParser:
     ce.add_argument("--seed", type=int, default=None, metavar="N",
                     help="Hypothesis seed for the dev/thorough profiles (default: drawn and recorded; "
                          "ci is derandomized)")
+    ce.add_argument("--sweep", default=None, metavar="FILE",
+                    help="merge a `theorems sweep` tally (sweep.json) into the strength report "
+                         "(default: OUT/sweep.json when present)")
 
     rp = sub.add_parser("report", help="render a report (HTML or LaTeX) from a saved results.json")
     rp.add_argument("--results", required=True, metavar="FILE", help="results.json written by certify")
     rp.add_argument("--format", default="html", help="html, latex, or pdf (LaTeX compiled with pdflatex)")
     rp.add_argument("--out", required=True, metavar="PATH", help="the report file to write")
+    rp.add_argument("--sweep", default=None, metavar="FILE",
+                    help="merge a `theorems sweep` tally (sweep.json) into the strength report")
 
     ex = sub.add_parser("explore", help="explore one claim interactively (terminal)")
     ex.add_argument("id", help="claim id, e.g. menon.balanced_invariance")
@@ -506,6 +511,13 @@ def cmd_certify(args) -> int:
         return _bad(f"--seed {_short(args.seed)} is out of range [0, 2^32)")
     if args.jobs < 0:
         return _bad(f"--jobs {args.jobs} must be >= 0 (0: one process per core)")
+    sweep = None
+    if getattr(args, "sweep", None) is not None:  # check strength: a sweep tally to merge (exit 2 if bad)
+        from reports.strength import SweepError, load_sweep
+        try:
+            sweep = load_sweep(args.sweep)
+        except SweepError as exc:
+            return _bad(str(exc))
     previous, rerun_ids = None, []
     if args.rerun_failed is not None:
         try:
@@ -593,8 +605,20 @@ def cmd_certify(args) -> int:
     from reports import summarise, summary_table
     summary = summarise(described, records)
     results = {"meta": meta, "summary": summary, "claims": described, "records": records}
+    from reports.strength import SweepError, defect_lines, load_sweep, strength_line, strength_of
+    if sweep is None and (out / "sweep.json").is_file():  # `theorems sweep --out` into the same folder
+        try:
+            sweep = load_sweep(out / "sweep.json")
+        except SweepError as exc:
+            sys.stderr.write(f"theorems: {exc}; the strength report goes without it\n")
+    if sweep is not None:
+        results["sweep"] = sweep
+    results["strength"] = strength_of(results)
     (out / "results.json").write_text(dumps(results, indent=1))
     print(summary_table(summary))
+    print(strength_line(results["strength"]))
+    for line in defect_lines(results["strength"]):
+        print(f"  strength defect: {line}")
     print(f"wrote {out / 'results.json'}: {len(records)} records")
     results = json.loads((out / "results.json").read_text())  # the reports read what was saved
     problems = 0
