@@ -776,4 +776,3 @@ def _(p, variant):
     """The scaling perturbed, through the same procedure: a region must fail."""
     bad = _outscale_symbolic(**{"exponent_sign": dict(exp_sign=1), "leak_minus_c": dict(leak_sign=-1)}[variant])
     return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} regions failed")
-
