@@ -474,8 +474,7 @@ def rot_stated(p):
     return _rot_outcome(p, cm.omega_stated)
 
 
-@rot.symbolic(timeout=60)
-def rot_symbolic(p):
+def _rot_symbolic_core(variant="stated"):
     """Q = 2, R = rot(theta), symbolic x, beta, yt; in each one-active pattern sigma(u) = Hu and
     d f/d theta = -<J, Omega>_F (R' = J R, Lemma 6.1) holds exactly for the corrected Omega; the printed
     one leaves -/+ u1 u2 (reduced modulo cos^2 + sin^2 - 1)."""
@@ -494,20 +493,39 @@ def rot_symbolic(p):
         df = sp.diff(f, th)
         r = H * u - v
         comm = lambda M: H * M - M * H
-        Om_c = -comm((r * u.T + u * r.T) / 2)
+        Om_c = (1 if variant == "sign_flipped" else -1) * comm((r * u.T + u * r.T) / 2)
         Om_p = comm((u * v.T + v * u.T) / 2)
         for name, Om in (("corrected", Om_c), ("printed", Om_p)):
             e = sp.expand(df + sum(J[i, j] * Om[i, j] for i in range(2) for j in range(2)))
             e = sp.expand(e.subs({sp.cos(th): c, sp.sin(th): s}))
             rem = sp.reduced(e, [c**2 + s**2 - 1], c, s)[1]
             out[f"{name}{pat}"] = str(sp.factor(rem))
-            if name == "corrected":
+            if name == {"printed_omega": "printed"}.get(variant, "corrected"):
                 left += int(rem != 0)
     return Outcome(residual=left, tolerance=0, values={
         "method": "sympy.expand + reduction modulo c^2+s^2-1", "instances": ["Q=2, patterns (1,0), (0,1)"],
         "remainders": out, "proved": "df/dtheta + <J, Omega_corr>_F = 0 in each one-active pattern"},
         message=f"corrected remainders {[out['corrected(1, 0)'], out['corrected(0, 1)']]}, printed "
                 f"{[out['printed(1, 0)'], out['printed(0, 1)']]}")
+
+
+@rot.symbolic(timeout=60)
+def rot_symbolic(p):
+    """Q = 2, R = rot(theta), symbolic x, beta, yt; in each one-active pattern sigma(u) = Hu and
+    d f/d theta = -<J, Omega>_F (R' = J R, Lemma 6.1) holds exactly for the corrected Omega; the printed
+    one leaves -/+ u1 u2 (reduced modulo cos^2 + sin^2 - 1)."""
+    return _rot_symbolic_core()
+
+
+@rot.mutant({
+    'printed_omega': 'the printed generator (3.22), [H, (u v^T + v u^T)/2]',
+    'sign_flipped': 'the corrected generator with the opposite sign, +[H, (r u^T + u r^T)/2]',
+}, timeout=60)
+def rot_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _rot_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 @rot.reproduction()
@@ -627,17 +645,34 @@ def comm_plus(p):
     return Outcome(residual=res, tolerance=8 * p.Q * EPS * np.max(np.abs(M)), message="entrywise")
 
 
-@comm.symbolic(timeout=30)
-def comm_symbolic(p):
+def _comm_symbolic_core(variant="stated"):
     """Q = 3, every pattern H in {0,1}^3, M a matrix of 9 free symbols: the identity expands to 0."""
     M = sp.Matrix(3, 3, lambda i, j: sp.Symbol(f"m{i}{j}"))
     left = 0
     for k in range(8):
         H = sp.diag(*[(k >> i) & 1 for i in range(3)])
         Hp = sp.eye(3) - H
-        left += sum(1 for e in (H * M - M * H - (H * M * Hp - Hp * M * H)) if sp.expand(e) != 0)
+        rhs = {"sign_flipped": H * M * Hp + Hp * M * H, "missing_term": H * M * Hp}.get(variant, H * M * Hp - Hp * M * H)
+        left += sum(1 for e in (H * M - M * H - rhs) if sp.expand(e) != 0)
     return Outcome(residual=left, tolerance=0, values={"method": "sympy.expand", "instances": ["Q=3, 8 patterns"],
                                                        "proved": "[H,M] = H M H^perp - H^perp M H for any M"})
+
+
+@comm.symbolic(timeout=30)
+def comm_symbolic(p):
+    """Q = 3, every pattern H in {0,1}^3, M a matrix of 9 free symbols: the identity expands to 0."""
+    return _comm_symbolic_core()
+
+
+@comm.mutant({
+    'sign_flipped': '[H, M] = H M H^perp + H^perp M H',
+    'missing_term': '[H, M] = H M H^perp (the second term dropped)',
+}, timeout=30)
+def comm_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _comm_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================
@@ -692,8 +727,7 @@ def lem_killing(p):
     return Outcome(residual=abs(g - pred), tolerance=e + 64 * p.Q * EPS * (1 + abs(pred)), message="factor 2")
 
 
-@lem.symbolic(timeout=30)
-def lem_symbolic(p):
+def _lem_symbolic_core(variant="stated"):
     """O(2), R(s) = rot(s) R_0 with R_0 = rot(phi), f = Tr(C R) + R_11^2: both sides agree identically."""
     s, phi = sp.symbols("s phi")
     C = sp.Matrix(2, 2, sp.symbols("c0:4"))
@@ -703,13 +737,45 @@ def lem_symbolic(p):
     f = lambda R: (C * R).trace() + R[0, 0] ** 2
     Rm = sp.Matrix(2, 2, sp.symbols("r0:4"))
     G = sp.Matrix(2, 2, lambda i, j: sp.diff(f(Rm), Rm[i, j])).subs(dict(zip(list(Rm), list(Rs))))
-    P = G * Rs.T
+    k = 2 if variant == "killing" else 1
+
+    def slope(G, R, om):
+        P = R.T * G if variant == "transposed" else G * R.T
+        return -k * (om * (P - P.T) / 2).trace()
     lhs = sp.diff(f(Rs), s)
-    rhs = -(w * (P - P.T) / 2).trace()
-    e = sp.expand(sp.expand_trig(lhs - rhs))
+    e = sp.expand(sp.expand_trig(lhs - slope(G, Rs, w)))
     e = sp.simplify(e) if e != 0 else e
-    return Outcome(residual=int(e != 0), tolerance=0, values={"method": "sympy expand_trig", "instances": ["O(2)"],
-                                                              "proved": "(6.11) at R_0 = rot(phi)", "remainder": str(e)})
+    # Q = 3 at a generic R_0 (free entries: the identity does not use orthogonality), omega a free skew matrix,
+    # f(R) = Tr(C R) + sum R_ij^3: e^{s omega} R_0 = (1 + s omega + s^2 omega^2/2) R_0 + O(s^3) for the s-derivative at 0
+    w3 = sp.Matrix(3, 3, lambda i, j: 0 if i == j else (1 if i < j else -1) * sp.Symbol(f"o{min(i, j)}{max(i, j)}"))
+    R0 = sp.Matrix(3, 3, sp.symbols("q0:9"))
+    C3 = sp.Matrix(3, 3, sp.symbols("d0:9"))
+    f3 = lambda R: (C3 * R).trace() + sum(x ** 3 for x in R)  # noqa: E731
+    R3 = (sp.eye(3) + s * w3 + s ** 2 * w3 * w3 / 2) * R0
+    G3 = C3.T + R0.applyfunc(lambda x: 3 * x ** 2)
+    e3 = sp.expand(sp.diff(f3(R3), s).subs(s, 0) - slope(G3, R0, w3))
+    return Outcome(residual=int(e != 0) + int(e3 != 0), tolerance=0, values={
+        "method": "sympy expand_trig (O(2)); first-order expansion of e^{s omega} (Q = 3)",
+        "instances": ["O(2), R_0 = rot(phi)", "Q = 3, generic R_0, free skew omega"],
+        "proved": "(6.11) at R_0 = rot(phi) and for Q = 3", "remainder": str(e)},
+        message="instances where d/ds f(R(s)) and the lemma's slope differ")
+
+
+@lem.symbolic(timeout=30)
+def lem_symbolic(p):
+    """O(2), R(s) = rot(s) R_0 with R_0 = rot(phi), f = Tr(C R) + R_11^2: both sides agree identically."""
+    return _lem_symbolic_core()
+
+
+@lem.mutant({
+    'killing': "the Killing normalisation: -2 Tr(omega pi_-(f'(R) R^T))",
+    'transposed': "pi_-(R^T f'(R)) for pi_-(f'(R) R^T)",
+}, timeout=30)
+def lem_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _lem_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================

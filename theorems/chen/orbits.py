@@ -566,19 +566,37 @@ def stair_unit(p):
                    message=f"unit-rate event times off by {err:.3g}")
 
 
-@stair.symbolic(timeout=30)
-def stair_symbolic(p):
+def _stair_symbolic_core(variant="stated"):
     """(4.47) b(s) = y - (y - x_n) e^{-(n/N)(s - s_n)} solves (4.46) and b(s_{n+1}) = x_{n+1} gives (4.49)."""
     s, sn, y, xn, x1, n, N = sp.symbols("s s_n y x_n x_np1 n N", positive=True)
     b = y - (y - xn) * sp.exp(-(n / N) * (s - sn))
-    r1 = sp.simplify(sp.diff(y - b, s) + (n / N) * (y - b))
-    s_next = sn + (N / n) * sp.log((y - xn) / (y - x1))
+    rate = N / n if variant == "rate_inverted" else n / N
+    r1 = sp.simplify(sp.diff(y - b, s) + rate * (y - b))
+    ratio = (y - x1) / (y - xn) if variant == "log_inverted" else (y - xn) / (y - x1)
+    s_next = sn + (N / n) * sp.log(ratio)
     r2 = sp.simplify(sp.expand(b.subs(s, s_next) - x1))
     r3 = sp.simplify(b.subs(s, sn) - xn)
     bad = sum(1 for e in (r1, r2, r3) if e != 0)
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.simplify of three scalar identities",
                                                       "proved": "(4.47) solves (4.46), b(s_n) = x_n, (4.49)"},
                    message="identities that did not reduce to 0")
+
+
+@stair.symbolic(timeout=30)
+def stair_symbolic(p):
+    """(4.47) b(s) = y - (y - x_n) e^{-(n/N)(s - s_n)} solves (4.46) and b(s_{n+1}) = x_{n+1} gives (4.49)."""
+    return _stair_symbolic_core()
+
+
+@stair.mutant({
+    'rate_inverted': '(4.46) with rate N_l/n for n/N_l',
+    'log_inverted': '(4.49) with log((y - x_{n+1})/(y - x_n))',
+}, timeout=30)
+def stair_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _stair_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 @stair.reproduction(slow=True)

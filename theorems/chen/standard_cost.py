@@ -239,8 +239,7 @@ def sec8b_swapped(p):
     return _sec8b(p, True)
 
 
-@sec8b.symbolic(timeout=30)
-def sec8b_symbolic(p):
+def _sec8b_symbolic_core(variant="stated"):
     """Entrywise sympy.expand of dE/ds - (8.8) and of dI/ds (Prop 8.3) for Q = 2 with symbolic W, B, Y."""
     Q = 2
     W = sp.Matrix(Q, Q, lambda i, j: sp.Symbol(f"w{i}{j}"))
@@ -248,12 +247,31 @@ def sec8b_symbolic(p):
     Y = sp.Matrix(Q, Q, lambda i, j: sp.Symbol(f"y{i}{j}"))
     E = W * B + Y
     dW, dB = -E * B.T, -W.T * E
-    r1 = dW * B + W * dB - (-(W * W.T) * E - E * (B.T * B))
+    rhs = {"swapped_grams": -(W.T * W) * E - E * (B * B.T),
+           "missing_term": -(W * W.T) * E}.get(variant, -(W * W.T) * E - E * (B.T * B))
+    r1 = dW * B + W * dB - rhs
     r2 = dB * B.T + B * dB.T - (dW.T * W + W.T * dW)
     bad = sum(1 for e in list(r1) + list(r2) if sp.expand(e) != 0)
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "instances": [Q],
                                                       "proved": "(8.8) and d/ds (B B^T - W^T W) = 0 (8.21)-(8.23)"},
                    message="entries that did not expand to zero")
+
+
+@sec8b.symbolic(timeout=30)
+def sec8b_symbolic(p):
+    """Entrywise sympy.expand of dE/ds - (8.8) and of dI/ds (Prop 8.3) for Q = 2 with symbolic W, B, Y."""
+    return _sec8b_symbolic_core()
+
+
+@sec8b.mutant({
+    'swapped_grams': '(8.8) with the Gram matrices swapped: -W^T W E - E B B^T',
+    'missing_term': '(8.8) without -E B^T B',
+}, timeout=30)
+def sec8b_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _sec8b_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ---------------------------------------------------------------------------

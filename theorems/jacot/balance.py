@@ -237,18 +237,52 @@ def _(p, variant):
     return _outcome(p, **{"tanh": dict(act="tanh"), "unregularised_bias": dict(reg_bias=False)}[variant])
 
 
-@claim.symbolic(timeout=30)
+def _balance_symbolic(variant="stated"):
+    """A neuron i of layer l (width 2): incoming row w_in (2 entries), bias b, outgoing column w_out (2 entries).
+    (a) the rescaling (a w_in, a b, w_out / a), a > 0, leaves the neuron's contribution w_out relu(w_in x + b) unchanged
+    (both signs of the pre-activation); (b) the minimiser a* of the rescaled regulariser (sympy.solve, a > 0) satisfies
+    the printed identity |W_{l,i}|^2 + |b_{l,i}|^2 = |W_{l+1,.i}|^2 (or a perturbed one); (c) summing the balanced
+    identities of two neurons gives the layer form.  Failed items."""
+    a = sp.Symbol("alpha", positive=True)
+    zp = sp.Symbol("z", positive=True)
+    wout = sp.Matrix(sp.symbols("o0:2", real=True))
+    bad = 0
+    for z in (zp, -zp):  # pre-activation w_in x + b of either sign; rescaled it is a z
+        bad += sum(1 for e in (wout / a * sp.Max(0, a * z) - wout * sp.Max(0, z)) if sp.expand(e) != 0)
+
+    def balanced(k):
+        win = sp.Matrix(sp.symbols(f"i{k}_0:2", real=True))
+        b = sp.Symbol(f"b{k}", real=True)
+        wo = sp.Matrix(sp.symbols(f"o{k}_0:2", real=True))
+        u, v = sum(e**2 for e in win) + b**2, sum(e**2 for e in wo)
+        U, V = sp.Symbol("U", positive=True), sp.Symbol("V", positive=True)
+        sols = [x for x in sp.solve(sp.diff(a**2 * U + V / a**2, a), a) if x.is_positive]
+        astar = sols[0].subs({U: u, V: v})
+        win_s, b_s, wo_s = astar * win, astar * b, wo / astar
+        lhs = sum(e**2 for e in win_s) + (0 if variant == "no_bias" else b_s**2)
+        rhs = sum(e**2 for e in wo_s) + (b_s**2 if variant == "bias_outgoing" else 0)
+        return len(sols) != 1, lhs, rhs
+    parts = [balanced(k) for k in range(2)]
+    bad += sum(int(f) for f, _, _ in parts)
+    bad += sum(int(sp.simplify(lhs - rhs) != 0) for _, lhs, rhs in parts)
+    bad += int(sp.simplify(sum(lhs for _, lhs, _ in parts) - sum(rhs for _, _, rhs in parts)) != 0)
+    return bad
+
+
+@claim.symbolic(timeout=60)
 def _(p):
-    """min_{alpha > 0} alpha^2 u + alpha^-2 v: the stationary point alpha^4 = v/u gives alpha^2 u = alpha^-2 v = sqrt(uv),
-    a minimum (second derivative 8u > 0); summing the per-neuron identity over a layer gives the layer form."""
-    a, u, v = sp.symbols("alpha u v", positive=True)
-    f = a**2 * u + v / a**2
-    sols = sp.solve(sp.diff(f, a), a)
-    bad = 0 if len(sols) == 1 else 1
-    s = sols[0]
-    bad += int(sp.simplify(s**2 * u - v / s**2) != 0)
-    bad += int(sp.simplify(sp.diff(f, a, 2).subs(a, s) - 8 * u) != 0)
-    bad += int(sp.simplify(f.subs(a, s) - 2 * sp.sqrt(u * v)) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.solve/simplify", "alpha*": str(s),
-                   "proved": "the optimal rescaling balances incoming and outgoing squared norms"},
-                   message="failed identities")
+    """The rescaling symmetry of a ReLU neuron, and its optimal rescaling (sympy.solve) balances incoming (with bias)
+    and outgoing squared norms; summing gives the layer identity."""
+    bad = _balance_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.solve/simplify",
+                   "proved": "the optimal rescaling of a neuron gives |W_{l,i}|^2 + |b_{l,i}|^2 = |W_{l+1,.i}|^2, "
+                             "summed: |W_l|^2 + |b_l|^2 = |W_{l+1}|^2"},
+                   message="failed items")
+
+
+@claim.mutant({"no_bias": "|W_{l,i}|^2 = |W_{l+1,.i}|^2 (the bias dropped)",
+               "bias_outgoing": "|W_{l,i}|^2 + |b|^2 = |W_{l+1,.i}|^2 + |b|^2 (bias counted on both sides)"}, timeout=60)
+def _(p, variant):
+    """The balance identity perturbed, through the same procedure: it must fail at the optimal rescaling."""
+    bad = _balance_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} items failed")

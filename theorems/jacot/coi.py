@@ -108,19 +108,57 @@ def _(p):
                    message=f"A = {c} 1^T: COI with bias {val:.6g} vs rank 1")
 
 
-@rank.symbolic(timeout=30)
-def _(p):
-    """A = u v^T >= 0 (rank 1): A sigmabar(A)^+ = A A^+ is the projector onto span(u), norm^2 1."""
+def _pinv_checked(A, Ap):
+    """Number of Moore-Penrose conditions (A X A = A, X A X = X, (AX)^T = AX, (XA)^T = XA) that fail for X = Ap."""
+    conds = [A * Ap * A - A, Ap * A * Ap - Ap, (A * Ap).T - A * Ap, (Ap * A).T - Ap * A]
+    return sum(1 for M in conds for e in M if sp.cancel(e) != 0)
+
+
+def _rank_instances():
+    """Non-negative A of known rank (by construction): 3x2 and 2x3 of full rank 2, and a 3x2 rank-1 u v^T;
+    each with its pseudo-inverse by formula (verified by the four Penrose conditions)."""
+    out = []
+    tall = sp.Matrix(3, 2, sp.symbols("t0:6", positive=True))
+    out.append((tall, (tall.T * tall).inv() * tall.T, 2))
+    wide = sp.Matrix(2, 3, sp.symbols("q0:6", positive=True))
+    out.append((wide, wide.T * (wide * wide.T).inv(), 2))
     u = sp.Matrix(sp.symbols("u0:3", positive=True))
     v = sp.Matrix(sp.symbols("v0:2", positive=True))
-    A = u * v.T
-    Ap = v * u.T / ((u.T * u)[0, 0] * (v.T * v)[0, 0])  # Moore-Penrose inverse of a rank-1 matrix
-    P = A * Ap
-    bad = sum(1 for e in (P * P - P) if sp.cancel(e) != 0) + int(sp.cancel(P.trace() - 1) != 0)
-    printed = sp.cancel((Ap.T * Ap).trace())  # |A^+|_F^2 = 1 / (|u|^2 |v|^2), not 1
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "printed_value": str(printed),
-                   "proved": "for A = u v^T >= 0: A A^+ is a projector of trace 1 = rank; |A^+|^2 = 1/(|u|^2|v|^2)"},
-                   message="entries where the rank-1 identity failed")
+    out.append((u * v.T, v * u.T / ((u.T * u)[0, 0] * (v.T * v)[0, 0]), 1))
+    return out
+
+
+def _rank_symbolic(variant):
+    """sigmabar(A) = relu(A) entrywise (= A for A >= 0); the corrected middle expression |A sigmabar(A)^+|_F^2 (or a
+    perturbed one) minus the rank, plus failed Penrose conditions: entries that do not cancel."""
+    bad = 0
+    for A, Ap, r in _rank_instances():
+        S = A.applyfunc(lambda e: sp.Max(e, 0))  # sigmabar, no bias row
+        bad += _pinv_checked(S, Ap)
+        M = {"stated": A * Ap, "missing_A_E4": Ap, "not_squared": A * Ap}[variant]
+        val = sum(e**2 for e in M)
+        if variant == "not_squared":
+            val = sp.sqrt(val)
+        bad += int(sp.cancel(sp.together(val - r)) != 0)
+    return bad
+
+
+@rank.symbolic(timeout=60)
+def _(p):
+    """A >= 0 of rank 2 (3x2, 2x3) and rank 1 (u v^T): |A sigmabar(A)^+|_F^2 = rank, pseudo-inverses verified."""
+    bad = _rank_symbolic("stated")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel; pseudo-inverse by formula, Penrose "
+                   "conditions checked", "proved": "|A sigmabar(A)^+|_F^2 = Rank A for non-negative 3x2 and 2x3 A "
+                   "of rank 2 and a rank-1 u v^T"}, message="identities or Penrose conditions that failed")
+
+
+@rank.mutant({"missing_A_E4": "the printed middle expression |sigmabar(A)^+|_F^2 (A missing, erratum E4)",
+              "not_squared": "|A sigmabar(A)^+|_F (the square dropped, E20)"}, timeout=60)
+def _(p, variant):
+    """The middle expression perturbed, through the same procedure: must not equal the rank."""
+    bad = _rank_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{variant}: {bad} instances where the perturbed expression is not the rank")
 
 
 # ---------------------------------------------------------------------------
@@ -205,20 +243,40 @@ def _(p):
     return _prop1_outcome(A, leaky.coi(A, bias=True), c=c)
 
 
+def _prop1_symbolic(variant):
+    """The proof's minimiser for A = diag(s) (s > 0, three values): B = |A|_F / sqrt(|A|_*) sqrt(A) meets the
+    constraint |B|_F = |A|_F, is stationary for min sum s_i^2/t_i^2 s.t. sum t_i^2 = |A|_F^2, and attains
+    |A B^+|_F^2; that value minus the printed bound (or a perturbed one): failed identities."""
+    s = sp.symbols("s0:3", positive=True)
+    fro2, nuc = sum(x**2 for x in s), sum(s)
+    t = [sp.sqrt(fro2) / sp.sqrt(nuc) * sp.sqrt(x) for x in s]  # diagonal of B
+    bad = int(sp.cancel(sum(x**2 for x in t) - fro2) != 0)
+    value = sum(si**2 / ti**2 for si, ti in zip(s, t))  # |A B^+|_F^2, B^+ = diag(1/t)
+    # stationarity in u_i = t_i^2 of sum s_i^2/u_i + mu (sum u_i - |A|_F^2): s_i^2/u_i^2 equal for all i
+    mus = [sp.cancel(si**2 / ti**4) for si, ti in zip(s, t)]
+    bad += sum(int(sp.cancel(m - mus[0]) != 0) for m in mus)
+    bound = {"stated": nuc**2 / fro2, "not_squared": nuc / sp.sqrt(fro2), "fro_not_squared": nuc**2 / sp.sqrt(fro2)}
+    bad += int(sp.cancel(sp.together(value - bound[variant])) != 0)
+    return bad
+
+
 @prop1.symbolic(timeout=30)
 def _(p):
-    """Cauchy-Schwarz core: min over t > 0 with sum t = T of sum s_i^2/t_i is (sum s_i)^2 / T, at t ∝ s."""
-    s = sp.symbols("s0:3", positive=True)
-    T = sp.Symbol("T", positive=True)
-    t = [T * si / sum(s) for si in s]
-    value = sum(si**2 / ti for si, ti in zip(s, t))
-    bad = int(sp.cancel(value - sum(s) ** 2 / T) != 0)
-    # stationarity of the Lagrangian sum s_i^2/t_i + mu (sum t_i - T): -s_i^2/t_i^2 + mu = 0, same mu for all i
-    mus = [sp.cancel(si**2 / ti**2) for si, ti in zip(s, t)]
-    bad += sum(int(sp.cancel(m - mus[0]) != 0) for m in mus)
+    """The proof's minimiser B = |A|_F/sqrt(|A|_*) sqrt(A) (A diagonal) attains |A|_*^2/|A|_F^2 under |B|_F = |A|_F."""
+    bad = _prop1_symbolic("stated")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "proved":
-                   "the proof's optimisation over Gram matrices of trace <= |A|_F^2 reduces to this scalar bound"},
+                   "min over |B|_F <= |A|_F of |A B^+|_F^2 is attained at the printed B and equals |A|_*^2/|A|_F^2 "
+                   "(A = diag of three positive values; the proof reduces to this case by the SVD)"},
                    message="failed identities")
+
+
+@prop1.mutant({"not_squared": "the bound |A|_*/|A|_F (squares dropped)",
+               "fro_not_squared": "the bound |A|_*^2/|A|_F (the Frobenius square dropped)"}, timeout=30)
+def _(p, variant):
+    """Prop 1's right side perturbed, through the same procedure: the attained value must differ from it."""
+    bad = _prop1_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{variant}: the proof's minimum value differs from the perturbed bound")
 
 
 # ---------------------------------------------------------------------------
@@ -279,21 +337,48 @@ def _(p):
                    values={"middle": mid, "rank": rk}, message=f"stable rank {mid:.6g} vs rank {rk}")
 
 
+def _nonneg_certificate(expr, vs):
+    """1 unless numerator and denominator of expr are polynomials in vs (all >= 0) with coefficients of one sign."""
+    num, den = sp.fraction(sp.cancel(sp.together(expr)))
+    for q in (num, den):
+        try:
+            coeffs = sp.Poly(sp.expand(q), *vs).coeffs()
+        except sp.PolynomialError:
+            return 1
+        if not all(c.is_Rational for c in coeffs) or len({sp.sign(c) for c in coeffs if c != 0}) > 1:
+            return 1
+    return 0
+
+
+def _chain_symbolic(variant):
+    """Singular values s_0 = c + y + x >= s_1 = c + y >= s_2 = c > 0 (x, y >= 0): the gaps middle - left and
+    rank - middle of the printed chain (or a perturbed one), as rational functions of (x, y, c), must have
+    numerator and denominator with coefficients of one sign (a certificate that each gap is >= 0)."""
+    x, y, c = sp.symbols("x y c", nonnegative=True)
+    s = [c + y + x, c + y, c]
+    fro2, nuc, op = sum(v**2 for v in s), sum(s), s[0]
+    left = {"left_op_not_squared": fro2 / op}.get(variant, fro2 / op**2)
+    middle = {"middle_nuclear_not_squared": nuc / fro2}.get(variant, nuc**2 / fro2)
+    return _nonneg_certificate(middle - left, (x, y, c)) + _nonneg_certificate(3 - middle, (x, y, c))
+
+
 @chain.symbolic(timeout=30)
 def _(p):
-    """For s = (s_0 >= s_1 >= s_2 > 0): rank - middle and middle - left are sums of squares / positive terms."""
-    a, b, c = sp.symbols("a b c", positive=True)
-    s = [a, b, c]
-    fro2 = sum(x**2 for x in s)
-    right_gap = sp.factor(sp.together(3 - sum(s) ** 2 / fro2))
-    # 3 fro2 - (sum s)^2 = ((a-b)^2 + (b-c)^2 + (a-c)^2)
-    bad = int(sp.expand(3 * fro2 - sum(s) ** 2 - ((a - b) ** 2 + (b - c) ** 2 + (a - c) ** 2)) != 0)
-    # with s_0 = max: (sum s)^2 s_0^2 - fro2^2 >= 0 since sum s * s_0 >= fro2 termwise (s_0 >= s_i)
-    bad += int(sp.expand((a + b + c) * a - fro2 - (b * (a - b) + c * (a - c))) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "right_gap": str(right_gap),
-                   "proved": "rank - srank = sum of squared differences / fro2 >= 0; s_max sum s - fro2 = "
-                             "sum s_i (s_max - s_i) >= 0 (three singular values)"},
-                   message="identities that failed")
+    """Rank 3, ordered singular values: both gaps of the chain are ratios of polynomials with non-negative coefficients."""
+    bad = _chain_symbolic("stated")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel + Poly coefficients", "proved":
+                   "|A|_F^2/|A|_op^2 <= |A|_*^2/|A|_F^2 <= 3 for every A of rank 3 (s_0 = c+y+x >= s_1 = c+y >= "
+                   "s_2 = c > 0): each gap is a quotient of polynomials in x, y, c >= 0 with coefficients of one sign"},
+                   message="gaps without a sign certificate")
+
+
+@chain.mutant({"left_op_not_squared": "left ratio |A|_F^2/|A|_op (the operator-norm square dropped)",
+               "middle_nuclear_not_squared": "middle ratio |A|_*/|A|_F^2 (the nuclear-norm square dropped)"}, timeout=30)
+def _(p, variant):
+    """The chain perturbed, through the same procedure: a gap must lose its sign certificate."""
+    bad = _chain_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"gaps_without_certificate": bad},
+                   message=f"{variant}: {bad} gaps without a sign certificate")
 
 
 # ---------------------------------------------------------------------------
@@ -341,14 +426,32 @@ def _(p):
     return _neurons_outcome(p, with_ones=False)
 
 
+def _neurons_symbolic(variant):
+    """w = 3, N = 2, A free: sigma(A) = [relu(A); 1^T] (sp.Max), K = sigma^T sigma against the corrected sum over
+    neurons (or a perturbed one): entries that do not expand to 0."""
+    a = sp.Matrix(3, 2, sp.symbols("a0:6", real=True))
+    R = a.applyfunc(lambda e: sp.Max(e, 0))
+    S = R.col_join(sp.ones(1, 2))
+    ones = {"stated": sp.ones(2, 2), "no_bias_term_E14": sp.zeros(2, 2), "bias_per_neuron": 3 * sp.ones(2, 2)}[variant]
+    D = S.T * S - (sum((R[i, :].T * R[i, :] for i in range(3)), sp.zeros(2, 2)) + ones)
+    return sum(1 for e in D if sp.expand(e) != 0)
+
+
 @neurons.symbolic(timeout=30)
 def _(p):
-    """sigma(A)^T sigma(A) = relu(A)^T relu(A) + 1 1^T, symbolically for w = 2, N = 2 (relu entries as symbols)."""
-    r = sp.Matrix(2, 2, sp.symbols("r0:4", nonnegative=True))
-    S = r.col_join(sp.ones(1, 2))
-    D = S.T * S - (sum((r[i, :].T * r[i, :] for i in range(2)), sp.zeros(2, 2)) + sp.ones(2, 2))
-    bad = sum(1 for e in D if sp.expand(e) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand"}, message="entries that differ")
+    """sigma(A)^T sigma(A) = sum_i relu(A_i) relu(A_i)^T + 1 1^T, symbolically for w = 3, N = 2 (A free)."""
+    bad = _neurons_symbolic("stated")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand (relu as Max)"},
+                   message="entries that differ")
+
+
+@neurons.mutant({"no_bias_term_E14": "the printed sum without 1 1^T (erratum E14)",
+                 "bias_per_neuron": "1 1^T added once per neuron (w 1 1^T)"}, timeout=30)
+def _(p, variant):
+    """The decomposition perturbed, through the same procedure: entries must differ."""
+    bad = _neurons_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"entries_differing": bad},
+                   message=f"{variant}: {bad} entries of K differ from the perturbed sum")
 
 
 # ---------------------------------------------------------------------------
@@ -394,12 +497,37 @@ def _(p):
     return _gamma_outcome(p, 2)
 
 
+def _gamma_symbolic(power):
+    """S = R(t) diag(a, b) R(u)^T (rational rotations, a = b + d >= b > 0), so |S|_op = a by construction;
+    K = S^T S.  The statement |S|_op^2 = |K|_op^power names |K|_op = a^(2/power): count the failures of
+    'that value is an eigenvalue of K (root of its characteristic polynomial) and the largest one'."""
+    b, d, t, u = sp.symbols("b d t u", positive=True)
+    a = b + d
+
+    def rot(z):
+        return sp.Matrix([[1 - z**2, -2 * z], [2 * z, 1 - z**2]]) / (1 + z**2)
+    S = rot(t) * sp.diag(a, b) * rot(u).T
+    K = S.T * S
+    claimed = a ** sp.Rational(2, power)
+    bad = int(sp.cancel((K - claimed * sp.eye(2)).det()) != 0)
+    other = sp.cancel(K.trace() - claimed)  # the other eigenvalue if claimed is one
+    num = sp.fraction(sp.cancel(claimed - other))[0]
+    bad += int(any(c < 0 for c in sp.Poly(sp.expand(num), b, d).coeffs()))
+    return bad
+
+
 @gamma.symbolic(timeout=30)
 def _(p):
-    """|S|_op^2 = lambda_max(S^T S) = |S^T S|_op: the eigenvalues of S^T S are the squared singular values."""
-    a, b = sp.symbols("a b", positive=True)
-    S = sp.Matrix([[a, 0], [0, b], [0, 0]])
-    K = S.T * S
-    bad = int(set(K.eigenvals()) != {a**2, b**2})
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.eigenvals (SVD-diagonal S)"},
-                   message="eigenvalues of S^T S are not the squared singular values")
+    """|S|_op^2 = |S^T S|_op for a generic 2x2 S = R diag(a, b) R'^T: a^2 is the largest root of charpoly(K)."""
+    bad = _gamma_symbolic(1)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy charpoly + cancel", "proved":
+                   "for S = R(t) diag(a, b) R(u)^T (a >= b > 0): |S|_op^2 = a^2 is the largest eigenvalue of K = S^T S"},
+                   message="failed: a^2 is not the largest eigenvalue of S^T S")
+
+
+@gamma.mutant("printed_square_E2", timeout=30)
+def _(p):
+    """The printed second form |sigma(A)|_op^2 = |K_p|_op^2 (E2), through the same procedure: a is no eigenvalue of K."""
+    bad = _gamma_symbolic(2)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message="|K|_op = |S|_op (the printed square) is not an eigenvalue of S^T S")

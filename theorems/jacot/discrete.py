@@ -80,16 +80,45 @@ def _(p):
     return _steps_outcome(p, 1.0)
 
 
+def _steps_symbolic(c_of_a):
+    """max_l rho_l L of the printed irregular mesh, for L = 2m and L = 2m + 1: on each side of l = L/2 the |.| is
+    linear, rho_l L is monotone in l (sign of the l-derivative checked), so the candidates are l = m and l = m + 1.
+    The condition L > c Lt implies rho_l Lt < 1 iff c >= every candidate; it is sharp iff c equals the even-L
+    maximum.  Failures: a branch not monotone as assumed, c below a candidate, c not equal to the even maximum."""
+    m, a, l = sp.symbols("m a l", positive=True)
+    c = c_of_a(a)
+    bad = 0
+    for L in (2 * m, 2 * m + 1):
+        left = L * (1 / L + a / L * (sp.Rational(1, 4) - (sp.Rational(1, 2) - l / L)))  # l <= L/2
+        right = L * (1 / L + a / L * (sp.Rational(1, 4) - (l / L - sp.Rational(1, 2))))  # l >= L/2
+        bad += int(not sp.diff(left, l).is_positive) + int(not sp.diff(right, l).is_negative)
+        cands = [sp.cancel(left.subs(l, m)), sp.cancel(right.subs(l, m + 1))]
+        for v in cands:
+            gap = sp.factor(sp.cancel(c - v))
+            bad += int(not (gap.is_nonnegative or gap == 0))
+        if L == 2 * m:  # the maximum is the l = m candidate (it dominates l = m + 1), and c must equal it
+            bad += int(not sp.factor(sp.cancel(cands[0] - cands[1])).is_nonnegative)
+            bad += int(sp.cancel(c - cands[0]) != 0)
+    return bad
+
+
 @steps.symbolic(timeout=30)
 def _(p):
-    """Even L = 2m: rho_{m} L = 1 + a/4 and rho_l <= rho_m for all l (|l/L - 1/2| >= 0)."""
-    m, a, l = sp.symbols("m a l", positive=True)
-    L = 2 * m
-    rho_m = 1 / L + a / L * (sp.Rational(1, 4) - sp.Abs(m / L - sp.Rational(1, 2)))
-    bad = int(sp.simplify(rho_m * L - (1 + a / 4)) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy", "proved":
-                   "rho_{L/2} L = 1 + a/4 for even L; the maximum since the |.| term is >= 0"},
-                   message="max of the even mesh")
+    """Even and odd L: the maximum of rho_l L over l is 1 + a/4 (attained at l = L/2 for even L), so L > (1 + a/4) Lt
+    is sufficient and sharp."""
+    bad = _steps_symbolic(lambda a: 1 + a / 4)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy: monotone branches, candidates, sign", "proved":
+                   "max_l rho_l L = 1 + a/4 for L = 2m and 1 + a/4 - a/(2L) for L = 2m+1; the printed condition is "
+                   "sufficient and sharp"},
+                   message="failed: branch monotonicity, sufficiency or sharpness")
+
+
+@steps.mutant({"equidistant_condition": "L > Lt for the irregular mesh (the a/4 dropped): not sufficient",
+               "a_over_2": "L > (1 + a/2) Lt: sufficient but not the sharp condition"}, timeout=30)
+def _(p, variant):
+    """The condition perturbed, through the same procedure: sufficiency or sharpness must fail."""
+    bad = _steps_symbolic({"equidistant_condition": lambda a: sp.Integer(1), "a_over_2": lambda a: 1 + a / 2}[variant])
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} items failed")
 
 
 # ---------------------------------------------------------------------------
@@ -140,18 +169,33 @@ def _(p):
                    message=f"L = {p.L}, a = {p.a}: sum rho = {s:.15g} vs 1")
 
 
-@mesh.symbolic(timeout=30)
-def _(p):
-    """Closed-form sums for L = 2m and L = 2m + 1 (split the |.| at l = L/2)."""
+def _mesh_symbolic(odd_sign=-1):
+    """Closed-form sums of the printed mesh for L = 2m and L = 2m + 1 (|.| split at l = L/2) against 1 and
+    1 + odd_sign a/(4L^2) (corrected: minus): parities where the difference does not vanish."""
     m, l = sp.symbols("m l", positive=True, integer=True)
     a = sp.Symbol("a", positive=True)
     res = []
-    for L, target in ((2 * m, 1), (2 * m + 1, 1 - a / (4 * (2 * m + 1) ** 2))):
+    for L, target in ((2 * m, 1), (2 * m + 1, 1 + odd_sign * a / (4 * (2 * m + 1) ** 2))):
         lo = sp.summation(1 / L + a / L * (sp.Rational(1, 4) - (sp.Rational(1, 2) - l / L)), (l, 1, m))
         hi = sp.summation(1 / L + a / L * (sp.Rational(1, 4) - (l / L - sp.Rational(1, 2))), (l, m + 1, L))
         res.append(sp.simplify(sp.together(lo + hi - target)) != 0)
-    return Outcome(residual=sum(res), tolerance=0, values={"method": "sympy.summation", "proved":
+    return sum(res)
+
+
+@mesh.symbolic(timeout=30)
+def _(p):
+    """Closed-form sums for L = 2m and L = 2m + 1 (split the |.| at l = L/2)."""
+    bad = _mesh_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.summation", "proved":
                    "sum = 1 for L = 2m and 1 - a/(4 L^2) for L = 2m+1"}, message="parities where the sum failed")
+
+
+@mesh.mutant({"printed_E16": "sum rho_l = 1 for every L (as printed)",
+              "odd_sign": "odd L: 1 + a/(4L^2) (sign of the defect flipped)"}, timeout=30)
+def _(p, variant):
+    """The sum perturbed, through the same procedure: the odd parity must fail."""
+    bad = _mesh_symbolic({"printed_E16": 0, "odd_sign": 1}[variant])
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} parities failed")
 
 
 @mesh.reproduction

@@ -111,24 +111,53 @@ def _sym_H(w, N, signs):
     return a, b, L, R, S, H, mask
 
 
-@equations.symbolic(timeout=60)
-def _(p):
-    """For w=2, N=3 and three sign patterns of A (ReLU mask fixed), differentiate H symbolically."""
-    patterns = [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1)), ((-1, -1, 1), (1, -1, -1))]
+def _printed_motion(a, b, L, S, R, mask, variant="stated"):
+    """The right-hand sides of eq. (1) as printed, dA/dp = L(B sigma^T sigma - A) and
+    dB/dp = -L(sigma'(A) * [sigma(A) B^T B] - B) (bias row dropped, catalogue H1), or a perturbed copy."""
+    w, N = a.shape
+    dA = L * (b * S.T * S - a)
+    M = R * (b.T * b)
+    m = (lambda i, j: 1) if variant == "no_relu_mask" else (lambda i, j: mask[i, j])
+    sB = -1 if variant == "momentum_B_sign" else 1
+    dB = -L * sp.Matrix(w, N, lambda i, j: m(i, j) * M[i, j] - sB * b[i, j])
+    if variant == "momentum_sign":
+        dB = -dB
+    return dA, dB
+
+
+_EQ_PATTERNS = [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1)), ((-1, -1, 1), (1, -1, -1))]
+
+
+def _equations_symbolic(variant):
+    """Entries where the printed (or perturbed) eq. (1) differs from sympy.diff of the printed H."""
     bad = 0
-    for sg in patterns:
+    for sg in _EQ_PATTERNS:
         a, b, L, R, S, H, mask = _sym_H(2, 3, sg)
-        dA = L * (b * S.T * S - a)
-        M = R * (b.T * b)
-        dB = -L * sp.Matrix(2, 3, lambda i, j: mask[i, j] * M[i, j] - b[i, j])
+        dA, dB = _printed_motion(a, b, L, S, R, mask, variant)
         for i in range(2):
             for j in range(3):
                 bad += sp.expand(sp.diff(H, b[i, j]) - dA[i, j]) != 0
                 bad += sp.expand(sp.diff(H, a[i, j]) + dB[i, j]) != 0
+    return bad
+
+
+@equations.symbolic(timeout=60)
+def _(p):
+    """For w=2, N=3 and three sign patterns of A (ReLU mask fixed), differentiate H symbolically."""
+    bad = _equations_symbolic("stated")
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.diff + expand", "instances": [list(map(list, s)) for s in patterns],
+        "method": "sympy.diff + expand", "instances": [list(map(list, s)) for s in _EQ_PATTERNS],
         "proved": "dH/dB = L(B K - A) and dH/dA = L(mask*(relu(A) B^T B) - B) on each fixed ReLU pattern"},
         message="entries where Hamilton's equations and the derivatives of H differ")
+
+
+@equations.mutant({"no_relu_mask": "momentum equation without sigma'(A) (sigma(A) B^T B unmasked)",
+                   "momentum_B_sign": "momentum equation with +B instead of -B inside the bracket"}, timeout=60)
+def _(p, variant):
+    """Eq. (1) perturbed, through the same procedure: entries must disagree with dH."""
+    bad = _equations_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"entries_differing": bad},
+                   message=f"{variant}: {bad} entries of the perturbed eq. (1) differ from sympy.diff of H")
 
 
 @equations.falsifier("no_relu_mask", search=("seed",), fixed={"w": 3, "N": 3})
@@ -193,20 +222,35 @@ def _(p):
 conservation.property(over=("w", "N", "Lt", "seed", "B_scale"), max_examples=15)
 
 
+def _conservation_symbolic(variant):
+    """dH/dp = sum dH/dA * dA/dp + dH/dB * dB/dp with dA/dp, dB/dp the right sides of eq. (1) as printed
+    (or perturbed) and H the printed Hamiltonian, differentiated by sympy: patterns where it is not 0."""
+    bad = 0
+    for sg in [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1))]:
+        a, b, L, R, S, H, mask = _sym_H(2, 3, sg)
+        dA, dB = _printed_motion(a, b, L, S, R, mask, variant)
+        dH = sum(sp.diff(H, a[i, j]) * dA[i, j] + sp.diff(H, b[i, j]) * dB[i, j] for i in range(2) for j in range(3))
+        bad += sp.expand(dH) != 0
+    return bad
+
+
 @conservation.symbolic(timeout=60)
 def _(p):
-    """dH/dp = <dH/dA, A'> + <dH/dB, B'> = 0 with Hamilton's equations, on fixed ReLU patterns."""
-    bad = 0
-    patterns = [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1))]
-    for sg in patterns:
-        a, b, L, R, S, H, mask = _sym_H(2, 3, sg)
-        dHdA = sp.Matrix(2, 3, lambda i, j: sp.diff(H, a[i, j]))
-        dHdB = sp.Matrix(2, 3, lambda i, j: sp.diff(H, b[i, j]))
-        dH = sum(dHdA[i, j] * dHdB[i, j] + dHdB[i, j] * (-dHdA[i, j]) for i in range(2) for j in range(3))
-        bad += sp.expand(dH) != 0
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "proved":
-                   "dH/dp = 0 along Hamilton's equations on each ReLU pattern (H continuous across patterns)"},
+    """dH/dp = <dH/dA, A'> + <dH/dB, B'> = 0 with A', B' the printed eq. (1), on fixed ReLU patterns."""
+    bad = _conservation_symbolic("stated")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.diff of the printed H, chain rule along "
+                   "the printed eq. (1), expand", "proved":
+                   "dH/dp = 0 along eq. (1) on each ReLU pattern (H continuous across patterns)"},
                    message="patterns where dH/dp did not expand to 0")
+
+
+@conservation.mutant({"momentum_sign": "momentum equation with the opposite sign (dB/dp = +L(...))",
+                      "momentum_B_sign": "momentum equation with +B instead of -B inside the bracket"}, timeout=60)
+def _(p, variant):
+    """Eq. (1) perturbed, through the same procedure: dH/dp must not expand to 0."""
+    bad = _conservation_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"patterns_nonzero": bad},
+                   message=f"{variant}: dH/dp along the perturbed eq. (1) is nonzero on {bad} patterns")
 
 
 @conservation.falsifier({
@@ -279,23 +323,39 @@ def _(p):
     return _growth_outcome(p, 1.0)
 
 
-@growth.symbolic(timeout=60)
-def _(p):
-    """d/dp Tr[B K B^T] = 2 Lt |B 1|^2 along Hamilton's equations (so d/dp |W|^2 = 2 Lt |b|^2)."""
+def _growth_symbolic(factor):
+    """With W = L B sigma(A)^T (H2) and b = its bias column, d/dp |W|^2 (chain rule along the printed eq. (1))
+    minus factor * L |b|^2: ReLU patterns where it does not expand to 0."""
     bad = 0
     for sg in [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1)), ((-1, -1, -1), (1, -1, 1))]:
         a, b, L, R, S, H, mask = _sym_H(2, 3, sg)
-        dA = L * (b * S.T * S - a)
-        M = R * (b.T * b)
-        dB = -L * sp.Matrix(2, 3, lambda i, j: mask[i, j] * M[i, j] - b[i, j])
-        F = (b * S.T * S * b.T).trace()
+        dA, dB = _printed_motion(a, b, L, S, R, mask)
+        W = L * b * S.T
+        F = sum(e**2 for e in W)
+        bias = W[:, W.shape[1] - 1]
         dF = sum(sp.diff(F, a[i, j]) * dA[i, j] + sp.diff(F, b[i, j]) * dB[i, j] for i in range(2) for j in range(3))
-        one = b * sp.ones(3, 1)
-        bad += sp.expand(dF - 2 * L * (one.T * one)[0, 0]) != 0
+        bad += sp.expand(dF - factor * L * sum(e**2 for e in bias)) != 0
+    return bad
+
+
+@growth.symbolic(timeout=60)
+def _(p):
+    """d/dp |W|^2 = 2 Lt |b|^2 along Hamilton's equations, W = Lt B sigma(A)^T and b its bias column."""
+    bad = _growth_symbolic(2)
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy chain rule + expand", "proved":
-                   "d/dp Tr[B K B^T] = 2 L |B 1|^2 on each ReLU pattern; with W = L B sigma^T, "
-                   "d/dp |W|^2 = 2 L |b|^2 (the corrected Prop 10)"},
+                   "with W = L B sigma^T and b = W_{., w+1}, d/dp |W|^2 = 2 L |b|^2 along eq. (1) on each ReLU "
+                   "pattern (the corrected Prop 10)"},
                    message="patterns where the identity failed")
+
+
+@growth.mutant({"factor_one": "Prop 10 as printed: d/dp |W|^2 = Lt |b|^2 (factor 2 missing, erratum E1)",
+                "factor_Lt_squared": "d/dp |W|^2 = 2 Lt^2 |b|^2 (one Lt too many)"}, timeout=60)
+def _(p, variant):
+    """The rate with a perturbed constant, through the same procedure: must not expand to 0."""
+    L = sp.Symbol("L", positive=True)
+    bad = _growth_symbolic({"factor_one": 1, "factor_Lt_squared": 2 * L}[variant])
+    return Outcome(residual=bad, tolerance=0, values={"patterns_nonzero": bad},
+                   message=f"{variant}: d/dp |W|^2 - c Lt |b|^2 nonzero on {bad} patterns")
 
 
 # ---------------------------------------------------------------------------
@@ -367,19 +427,44 @@ def _(p):
     return _energies_outcome(p, potential_sign=+1.0)
 
 
+_EN_PATTERNS = [((1, 1), (1, 1)), ((1, -1), (-1, 1)), ((-1, -1), (1, -1))]
+
+
+def _energies_symbolic(variant):
+    """w = N = 2, three ReLU patterns: K = sigma^T sigma (bias row included) is invertible, so the image
+    condition holds; A' = V a free matrix, B = (A + V/L) K^-1 (l.172).  Counts the patterns where
+    H - (|V|_K^2/(2L) - L/2 |A|_K^2) or |V|_K^2 - L^2 (|A|_K^2 + 2H/L) does not cancel to 0."""
+    bad = 0
+    kin, pot = {"stated": (2, -1), "potential_sign_E11": (2, 1), "kinetic_factor": (1, -1)}[variant]
+    for sg in _EN_PATTERNS:
+        a, b, L, R, S, _, mask = _sym_H(2, 2, sg)
+        V = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"v{i}{j}", real=True))
+        K = S.T * S
+        Ki = K.inv()
+        B = (a + V / L) * Ki
+        H = L / 2 * sum(e**2 for e in (B * S.T)) - L * (B * a.T).trace()
+        nV, nA = (V * Ki * V.T).trace(), (a * Ki * a.T).trace()
+        bad += sp.cancel(sp.together(H - (nV / (kin * L) + pot * L / 2 * nA))) != 0
+        bad += sp.cancel(sp.together(nV - L**2 * (nA + pot * -2 * H / L))) != 0
+    return bad
+
+
 @energies.symbolic(timeout=60)
 def _(p):
-    """Scalar Legendre check: with B = (A + A'/L) K^+, L/2 |B sigma^T|^2 - L <B, A> = |A'|^2_K/(2L) - L/2|A|^2_K."""
-    x, v, L = sp.symbols("x v L", real=True)
-    bad = 0
-    for relu in (x, sp.Integer(0)):  # x > 0 and x < 0 (w = N = 1, K = relu^2 + 1 invertible)
-        K = relu**2 + 1
-        B = (x + v / L) / K
-        H = L / 2 * B**2 * K - L * B * x
-        rhs = v**2 / (2 * L * K) - L / 2 * x**2 / K
-        bad += sp.cancel(sp.together(H - rhs)) != 0
+    """w = N = 2 on three ReLU patterns (K invertible): with B = (A + A'/L) K^-1, eq. (2) and the speed formula."""
+    bad = _energies_symbolic("stated")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "proved":
-                   "eq. (2) for w = N = 1 in both ReLU regions"}, message="regions where eq. (2) failed")
+                   "eq. (2) and |A'|_K = L sqrt(|A|_K^2 + 2H/L) for w = N = 2, A' free, on three ReLU patterns"},
+                   message="identities (two per pattern) that did not cancel")
+
+
+@energies.mutant({"potential_sign_E11": "potential +L/2 |A|_K^2 (the sign printed at l.180, E11)",
+                  "kinetic_factor": "kinetic |A'|_K^2 / L instead of / (2L)"}, timeout=60)
+def _(p, variant):
+    """Eq. (2) perturbed, through the same procedure: must not cancel to 0."""
+    bad = _energies_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"identities_nonzero": bad},
+                   message=f"{variant}: {bad} identities did not cancel")
 
 
 # ---------------------------------------------------------------------------
@@ -437,16 +522,36 @@ def _(p):
     return _thm4_outcome(p, drop_B_term=True)
 
 
+def _thm4_symbolic(variant):
+    """w = N = 2, K a free symmetric matrix (the identity never uses K's form), A, B free, A' = L(BK - A):
+    the printed right side of Thm 4 minus H = L/2 Tr[B K B^T] - L Tr[B A^T], cancelled."""
+    L, g = sp.symbols("L gamma", positive=True)
+    a = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
+    b = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
+    K = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"k{min(i, j)}{max(i, j)}", real=True))
+    G = K + g * sp.eye(2)
+    Gi = G.inv()
+    dA = L * (b * K - a)
+    M = dA + (g * b if variant == "missing_L" else g * L * b)
+    last = 0 if variant == "no_B_term" else g * L / 2 * sum(e**2 for e in b)
+    rhs = (M * Gi * M.T).trace() / (2 * L) - L / 2 * (a * Gi * a.T).trace() - last
+    H = L / 2 * (b * K * b.T).trace() - L * (b * a.T).trace()
+    return int(sp.cancel(sp.together(rhs - H)) != 0)
+
+
 @thm4.symbolic(timeout=60)
 def _(p):
-    """Matrix identity with K + gamma I invertible: expand with B(K + gamma I) - A = A'/L + gamma B."""
-    x, b, L, g, k = sp.symbols("x b L gamma k", real=True)
-    # scalar case N = w = 1 with K = k (any positive number; the identity never uses K's form)
-    G = k + g
-    dA = L * (b * k - x)
-    rhs = (dA + g * L * b) ** 2 / (2 * L * G) - L / 2 * x**2 / G - g * L / 2 * b**2
-    H = L / 2 * b**2 * k - L * b * x
-    bad = int(sp.cancel(sp.together(rhs - H)) != 0)
+    """Matrix identity (w = N = 2, K free symmetric, K + gamma I invertible) with A' = L(BK - A)."""
+    bad = _thm4_symbolic("stated")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "proved":
-                   "scalar identity (N = w = 1, K = k arbitrary); the matrix case is the same computation with "
-                   "M (K+gI)^{-1} M^T, M = B(K+gI) - A"}, message="identity failed")
+                   "Thm 4's identity for 2x2 A, B and a free symmetric K (so for every K = sigma^T sigma)"},
+                   message="identity failed")
+
+
+@thm4.mutant({"no_B_term": "the -gamma L/2 |B|^2 term dropped",
+              "missing_L": "A' + gamma B instead of A' + gamma L B in the kinetic term"}, timeout=60)
+def _(p, variant):
+    """Thm 4 perturbed, through the same procedure: must not cancel to 0."""
+    bad = _thm4_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero": bad},
+                   message=f"{variant}: right side - H did not cancel")

@@ -191,14 +191,44 @@ def _(p):
     return _l2_outcome(p, convention=False)
 
 
-@knorm.symbolic(timeout=30)
+def _knorm_symbolic(variant="stated"):
+    """sigma(A) = [relu(A); 1^T] for a symbolic non-negative A, tall (w = N = 2, sigma 3 x 2) and square (w = 1, N = 2),
+    sigma^+ by formula verified by the Penrose conditions; M free.  Failed items of |M sigma^+|_F^2 = Tr[M K^+ M^T]
+    and sigma^+ (sigma^+)^T = K^+ (K = sigma^T sigma), or of a perturbed form."""
+    bad = 0
+    for w in (2, 1):
+        A = sp.Matrix(w, 2, sp.symbols(f"a{w}_0:{2 * w}", positive=True))
+        S = A.applyfunc(lambda e: sp.Max(e, 0)).col_join(sp.ones(1, 2))
+        K = S.T * S
+        Sp = K.inv() * S.T
+        conds = [S * Sp * S - S, Sp * S * Sp - Sp, (S * Sp).T - S * Sp, (Sp * S).T - Sp * S]
+        bad += sum(1 for C in conds for e in C if sp.cancel(e) != 0)
+        Kp = K if variant == "K_not_inverted" else K.inv()
+        M = sp.Matrix(w, 2, sp.symbols(f"m{w}_0:{2 * w}", real=True))
+        bad += int(sp.cancel(sp.together(sum(e**2 for e in M * Sp) - (M * Kp * M.T).trace())) != 0)
+        if variant == "transposed" and w == 1:  # square sigma: (sigma^+)^T sigma^+ is N x N too
+            D = Sp.T * Sp - Kp
+        else:
+            D = Sp * Sp.T - Kp
+        bad += sum(1 for e in D if sp.cancel(e) != 0)
+    return bad
+
+
+@knorm.symbolic(timeout=60)
 def _(p):
-    """sigma^+ (sigma^+)^T = (sigma^T sigma)^+ on a rational 3 x 2 full-column-rank example."""
-    S = sp.Matrix([[1, 2], [0, 1], [1, 1]])
-    Sp = (S.T * S).inv() * S.T
-    bad = sum(1 for e in (Sp * Sp.T - (S.T * S).inv()) if sp.nsimplify(e) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy exact rationals",
-                   "proved": "sigma^+ sigma^+T = K^+ for a full-column-rank rational sigma"}, message="entries")
+    """sigma^+ (sigma^+)^T = K^+ and |M sigma^+|^2 = Tr[M K^+ M^T] for symbolic A >= 0 (sigma 3 x 2 and 2 x 2), M free."""
+    bad = _knorm_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel; sigma^+ verified by Penrose",
+                   "proved": "the K-norm identities for symbolic sigma(A) of full column rank, tall and square"},
+                   message="failed items")
+
+
+@knorm.mutant({"transposed": "(sigma^+)^T sigma^+ = K^+ (the transpose on the wrong factor; square sigma)",
+               "K_not_inverted": "Tr[M K M^T] (K for K^+)"}, timeout=60)
+def _(p, variant):
+    """The K-norm identities perturbed, through the same procedure: an item must fail."""
+    bad = _knorm_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} items failed")
 
 
 # ---------------------------------------------------------------------------
@@ -297,18 +327,33 @@ def _(p):
                               values={"computed": [res_abs, full, coi_pinv], "quoted": [0.408, 1.0, 2.944]})
 
 
-@split.symbolic(timeout=30)
-def _(p):
-    """Bilinear expansion with a symbolic symmetric 2 x 2 K^+ (the identity never uses K's form)."""
+def _split_symbolic(pot=(1, 2), mid=1, kin=(1, 2)):
+    """w = N = 2, K^+ a free symmetric matrix: (1/2L)|LA + A'|^2 minus pot L |A|^2 + mid <A', A> + kin |A'|^2 / L
+    (the printed coefficients 1/2, 1, 1/2 or perturbed ones): 1 if it does not expand to 0."""
     k11, k12, k22, L = sp.symbols("k11 k12 k22 L", real=True)
     Kp = sp.Matrix([[k11, k12], [k12, k22]])
     A = sp.Matrix(2, 2, sp.symbols("a0:4", real=True))
     D = sp.Matrix(2, 2, sp.symbols("d0:4", real=True))
     n = lambda X, Y: (X * Kp * Y.T).trace()  # noqa: E731
-    expr = n(L * A + D, L * A + D) / (2 * L) - (L / 2 * n(A, A) + n(D, A) + n(D, D) / (2 * L))
-    bad = int(sp.expand(sp.cancel(expr)) != 0)
+    c_pot, c_kin = sp.Rational(*pot), sp.Rational(*kin)
+    expr = n(L * A + D, L * A + D) / (2 * L) - (c_pot * L * n(A, A) + mid * n(D, A) + c_kin * n(D, D) / L)
+    return int(sp.expand(sp.cancel(expr)) != 0)
+
+
+@split.symbolic(timeout=30)
+def _(p):
+    """Bilinear expansion with a symbolic symmetric 2 x 2 K^+ (the identity never uses K's form)."""
+    bad = _split_symbolic()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand",
                    "proved": "the split for w = N = 2 and any symmetric K^+"}, message="split failed")
+
+
+@split.mutant({"middle_factor_2": "middle term 2 <A', A>_K (the cross term of |x + y|^2 without the 1/2L)",
+               "kinetic_factor": "kinetic term |A'|^2_K / L (the 1/2 dropped)"}, timeout=30)
+def _(p, variant):
+    """The split with a perturbed coefficient, through the same procedure: must not expand to 0."""
+    bad = _split_symbolic(**{"middle_factor_2": dict(mid=2), "kinetic_factor": dict(kin=(1, 1))}[variant])
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: the split does not hold")
 
 
 # ---------------------------------------------------------------------------
@@ -587,24 +632,42 @@ def _(p):
     return _range_outcome(p, factor=False)
 
 
-@rangesym.symbolic(timeout=30)
-def _(p):
-    """Chain rule: d/dq alpha(q/c) = (1/c) alpha'(q/c) = -(Lt/c) alpha + (1/c) W(q/c) sigma(alpha); and
-    int_0^c |W(q/c)/c|^2 dq = (1/c) int_0^1 |W|^2 (substitution q = c p) for W = polynomial family."""
+def _range_symbolic(variant="stated"):
+    """Chain rule: sympy's d/dq alpha(q/c) with alpha' = -Lt alpha + W sigma(alpha) substituted, against the primed ODE
+    -Lt' alpha + W' sigma(alpha) with Lt' = Lt/c, W'_q = W_{q/c}/c as printed (or perturbed); and
+    int_0^c |W'_q|^2 dq against the printed factor (1/c) int_0^1 |W|^2 for a quadratic W: failed identities."""
     q, c, Lt, t = sp.symbols("q c Lt t", positive=True)
     al, Wf, sg = sp.Function("alpha"), sp.Function("W"), sp.Function("sigma")
+    kW = 1 if variant == "W_unscaled" else 1 / c
+    kL = 1 if variant == "leak_unscaled" else 1 / c
+    rho = 1 / c
     lhs = sp.diff(al(q / c), q)
-    # alpha' = -Lt alpha + W sigma(alpha) at p = q/c
-    rhs = -(Lt / c) * al(q / c) + Wf(q / c) * sg(al(q / c)) / c
+    rhs = -(Lt * kL) * al(q / c) + kW * Wf(q / c) * sg(al(q / c))
     lhs = lhs.replace(lambda e: isinstance(e, (sp.Subs, sp.Derivative)),
                       lambda e: -Lt * al(q / c) + Wf(q / c) * sg(al(q / c)))
     bad = int(sp.expand(lhs - rhs) != 0)
     w0, w1, w2 = sp.symbols("w0 w1 w2", real=True)
     Wp = w0 + w1 * t + w2 * t**2
-    bad += int(sp.expand(sp.integrate((Wp.subs(t, q / c) / c) ** 2, (q, 0, c)) - sp.integrate(Wp**2, (t, 0, 1)) / c) != 0)
+    bad += int(sp.expand(sp.integrate((kW * Wp.subs(t, q / c)) ** 2, (q, 0, c)) - rho * sp.integrate(Wp**2, (t, 0, 1))) != 0)
+    return bad
+
+
+@rangesym.symbolic(timeout=30)
+def _(p):
+    """Chain rule: d/dq alpha(q/c) = (1/c) alpha'(q/c) = -(Lt/c) alpha + (1/c) W(q/c) sigma(alpha); and
+    int_0^c |W(q/c)/c|^2 dq = (1/c) int_0^1 |W|^2 (substitution q = c p) for W = polynomial family."""
+    bad = _range_symbolic()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy chain rule + integrate", "proved":
                    "the stretched path solves the primed ODE; the norm identity for quadratic W"},
                    message="failed identities")
+
+
+@rangesym.mutant({"leak_unscaled": "leak Lt' = Lt (not Lt/c)",
+                  "W_unscaled": "W'_q = W_{q/c} (the factor 1/c dropped)"}, timeout=30)
+def _(p, variant):
+    """The symmetry perturbed, through the same procedure: an identity must fail."""
+    bad = _range_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} identities failed")
 
 
 @rangesym.reproduction
@@ -685,16 +748,31 @@ def _(p):
                               values={"quoted": {"no_bias": 7.2e-9, "bias": 0.84}})
 
 
-@outscale.symbolic(timeout=30)
-def _(p):
-    """d/dp (e^{-cp} a) = -(Lt + c) e^{-cp} a + W relu(e^{-cp} a), given a' = -Lt a + W relu(a), for a > 0 and a < 0."""
+def _outscale_symbolic(exp_sign=-1, leak_sign=1):
+    """For a > 0 and a < 0 (relu(z) = z or 0): sympy's d/dp (e^{exp_sign c p} a) with a' = -Lt a + W relu(a)
+    substituted, against the ODE with leak Lt + leak_sign c (printed: e^{-cp}, Lt + c): regions that fail."""
     p_, c, Lt, Wv = sp.symbols("p c Lt W", real=True)
     bad = 0
     for relu in (lambda z: z, lambda z: 0):
         a = sp.Function("a")(p_)
         da = -Lt * a + Wv * relu(a)
-        lhs = sp.diff(sp.exp(-c * p_) * a, p_).subs(sp.Derivative(a, p_), da)
-        rhs = -(Lt + c) * sp.exp(-c * p_) * a + Wv * relu(sp.exp(-c * p_) * a)
+        scaled = sp.exp(exp_sign * c * p_) * a
+        lhs = sp.diff(scaled, p_).subs(sp.Derivative(a, p_), da)
+        rhs = -(Lt + leak_sign * c) * scaled + Wv * relu(scaled)
         bad += int(sp.expand(lhs - rhs) != 0)
+    return bad
+
+
+@outscale.symbolic(timeout=30)
+def _(p):
+    """d/dp (e^{-cp} a) = -(Lt + c) e^{-cp} a + W relu(e^{-cp} a), given a' = -Lt a + W relu(a), for a > 0 and a < 0."""
+    bad = _outscale_symbolic()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "proved":
                    "output scaling on both ReLU regions (positive homogeneity, e^{-cp} > 0)"}, message="regions failed")
+
+
+@outscale.mutant({"exponent_sign": "alpha'_p = e^{+cp} alpha_p", "leak_minus_c": "Lt -> Lt - c"}, timeout=30)
+def _(p, variant):
+    """The scaling perturbed, through the same procedure: a region must fail."""
+    bad = _outscale_symbolic(**{"exponent_sign": dict(exp_sign=1), "leak_minus_c": dict(leak_sign=-1)}[variant])
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} regions failed")

@@ -214,20 +214,44 @@ def _(p):
     return _cont_outcome(p, coi_law="continuous")
 
 
+def _cont_symbolic(variant):
+    """A_e = diag(1, e) -> A_0 = diag(1, 0) (non-negative, so COI = |A A^+|_F^2): the jumps
+    |lim_e srank(A_e) - srank(A_0)| and |lim_e COI(A_e) - COI(A_0)| from singular values and pinv.  The statement
+    (or a perturbed one) says which quantity is continuous (jump 0) and which is not: failed assertions."""
+    e = sp.Symbol("e", positive=True)
+
+    def srank(A):
+        sv = [x for x in A.singular_values() if x != 0]
+        return sum(sv) ** 2 / sum(x**2 for x in sv)
+
+    def coi(A):
+        return (A * A.pinv()).trace()
+
+    def rank(A):
+        return sp.Integer(A.rank())
+    A_e, A_0 = sp.diag(1, e), sp.diag(1, 0)
+    continuous, discontinuous = {"stated": (srank, coi), "coi_continuous": (coi, srank),
+                                 "rank_continuous": (rank, coi)}[variant]
+    jump = lambda f: sp.Abs(sp.limit(sp.cancel(f(A_e)), e, 0) - f(A_0))  # noqa: E731
+    return int(jump(continuous) != 0) + int(jump(discontinuous) == 0)
+
+
 @cont.symbolic(timeout=30)
 def _(p):
     """diag(1, e): srank (1 + e)^2/(1 + e^2) -> 1 as e -> 0, while COI = Tr[A A^+] = 2 for e > 0 and 1 at e = 0."""
-    e = sp.Symbol("e", positive=True)
-    srank = (1 + e) ** 2 / (1 + e**2)
-    bad = int(sp.limit(srank, e, 0) != 1)
-    A = sp.diag(1, e)
-    coi_pos = (A * A.pinv()).trace()  # A >= 0: A sigmabar(A)^+ = A A^+
-    bad += int(sp.simplify(coi_pos - 2) != 0)
-    A0 = sp.diag(1, 0)
-    bad += int((A0 * A0.pinv()).trace() != 1)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.limit, pinv", "srank": str(srank),
+    bad = _cont_symbolic("stated")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy singular_values, pinv, limit",
                    "proved": "lim_{e->0} srank(diag(1,e)) = 1 = srank(diag(1,0)); COI(diag(1,e)) = 2 != 1 = COI(diag(1,0))"},
-                   message="failed identities")
+                   message="failed assertions (a jump where continuity is stated, or none where a jump is)")
+
+
+@cont.mutant({"coi_continuous": "the roles swapped: the COI continuous, the stable rank discontinuous",
+              "rank_continuous": "Rank A (not the stable rank |A|_*^2/|A|_F^2) continuous"}, timeout=30)
+def _(p, variant):
+    """The statement perturbed, through the same procedure: an assertion must fail."""
+    bad = _cont_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{variant}: {bad} continuity assertions fail at diag(1, e) -> diag(1, 0)")
 
 
 # ---------------------------------------------------------------------------
@@ -373,10 +397,9 @@ def _(p):
                            f"({at_quoted} above the catalogue's fixed 1e-7, max deviation {worst:.1e}); quoted 0 of 300")
 
 
-@stable.symbolic(timeout=60)
-def _(p):
-    """P2.i: d/ds COI(sA)|_{s=1} = 2 |A K^+ 1|^2 on a rational 2 x 3 example (K invertible, mask fixed for s > 0);
-    P2.iv: Sherman-Morrison 1^T (Kbar + 11^T + g)^-1 1 = x/(1 + x) with x = 1^T (Kbar + g)^-1 1."""
+def _stable_symbolic(factor=2, sm_sign=1):
+    """P2.i: d/ds COI(sA)|_{s=1} (from the COI's definition) minus factor |A K^+ 1|^2 on a rational 2 x 3 example;
+    P2.iv: 1^T (Kbar + 11^T + g)^-1 1 minus x/(1 + sm_sign x), x = 1^T (Kbar + g)^-1 1: identities that fail."""
     s = sp.Symbol("s", positive=True)
     A = sp.Matrix([[1, 2, -1], [sp.Rational(1, 2), -1, 3]])
     R = A.applyfunc(lambda x: max(x, 0))
@@ -385,18 +408,31 @@ def _(p):
     K = Kbar + one * one.T
     coi_s = (s**2 * A.T * A * (s**2 * Kbar + one * one.T).inv()).trace()
     lhs = sp.diff(coi_s, s).subs(s, 1)
-    Ki = K.inv()
-    v = A * Ki * one
-    rhs = 2 * (v.T * v)[0, 0]
-    bad = int(sp.nsimplify(sp.cancel(lhs - rhs)) != 0)
+    v = A * K.inv() * one
+    bad = int(sp.nsimplify(sp.cancel(lhs - factor * (v.T * v)[0, 0])) != 0)
     g = sp.Symbol("gamma", positive=True)
-    M = (Kbar + g * sp.eye(3)).inv()
-    x = (one.T * M * one)[0, 0]
+    x = (one.T * (Kbar + g * sp.eye(3)).inv() * one)[0, 0]
     sm = (one.T * (Kbar + one * one.T + g * sp.eye(3)).inv() * one)[0, 0]
-    bad += int(sp.cancel(sp.together(sm - x / (1 + x))) != 0)
+    bad += int(sp.cancel(sp.together(sm - x / (1 + sm_sign * x))) != 0)
+    return bad, lhs, 2 * (v.T * v)[0, 0]
+
+
+@stable.symbolic(timeout=60)
+def _(p):
+    """P2.i: d/ds COI(sA)|_{s=1} = 2 |A K^+ 1|^2 on a rational 2 x 3 example (K invertible, mask fixed for s > 0);
+    P2.iv: Sherman-Morrison 1^T (Kbar + 11^T + g)^-1 1 = x/(1 + x) with x = 1^T (Kbar + g)^-1 1."""
+    bad, lhs, rhs = _stable_symbolic()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.diff/cancel", "dcoi_ds": str(lhs),
                    "2|AK^+1|^2": str(rhs), "proved": "P2.i scaling derivative and P2.iv Sherman-Morrison, exactly"},
                    message="identities that failed")
+
+
+@stable.mutant({"scaling_factor_one": "P2.i with |A K^+ 1|^2 (the factor 2 of the scaling derivative dropped)",
+                "sherman_morrison_sign": "P2.iv with x/(1 - x) (sign in the Sherman-Morrison denominator)"}, timeout=60)
+def _(p, variant):
+    """The proof's identities perturbed, through the same procedure: one must fail."""
+    bad = _stable_symbolic(**{"scaling_factor_one": dict(factor=1), "sherman_morrison_sign": dict(sm_sign=-1)}[variant])[0]
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} identities failed")
 
 
 # ---------------------------------------------------------------------------
@@ -500,25 +536,65 @@ def _(p, variant):
     return _path_outcome(p, **{"narrow": dict(), "tanh_features": dict(feature=np.tanh)}[variant])
 
 
-@path.symbolic(timeout=30)
-def _(p):
-    """K_t = sum((1-t) + t a_i) M_i equals K-hat when sum a_i M_i = K-hat (w = 3, N = 2, symbolic rows),
-    and relu(sqrt(c) x) = sqrt(c) relu(x) for c > 0 on both signs of x."""
-    t = sp.Symbol("t")
-    rows = [sp.Matrix(sp.symbols(f"x{i}_0:2", real=True)) for i in range(3)]
-    a = sp.symbols("a0:3", nonnegative=True)
-    Ms = [r * r.T for r in rows]
-    Khat = sum(Ms, sp.zeros(2, 2))
-    Kt = sum((((1 - t) + t * ai) * M for ai, M in zip(a, Ms)), sp.zeros(2, 2))
-    constraint = sum((ai * M for ai, M in zip(a, Ms)), sp.zeros(2, 2)) - Khat  # = 0 by the LP
-    bad = sum(1 for e in (Kt - Khat - t * constraint) if sp.expand(e) != 0)
-    c, xp = sp.symbols("c xp", positive=True)
+_PATH_ROWS = [(1, 2), (2, -1), (-1, 3), (3, 1), (-2, -1), (1, -3), (2, 5)]  # w = 7 > N(N+1) = 6, N = 2
+
+
+def _path_symbolic(variant="stated"):
+    """Exact Caratheodory step for w = 7, N = 2 (rational rows x_i): a null vector v of the 6 x 7 matrix of the
+    pairs (x_i x_i^T, relu(x_i) relu(x_i)^T), a = 1 + tau v with tau the largest step keeping a >= 0 (one a_j = 0).
+    Then the printed path A_{t,i} = sqrt((1-t) + t a_i) A-hat_i (or a perturbed one), with relu as Max and the
+    weights c_i > 0 symbols substituted afterwards: entries of A_t^T A_t, Kbar_t, K_t and the COI that move in t,
+    plus A_0 != A-hat and A_1 without a zero row."""
+    t = sp.Symbol("t", nonnegative=True)
+    X = sp.Matrix(_PATH_ROWS)
     relu = lambda z: sp.Max(0, z)  # noqa: E731
-    bad += int(sp.simplify(relu(sp.sqrt(c) * xp) - sp.sqrt(c) * relu(xp)) != 0)
-    bad += int(sp.simplify(relu(-sp.sqrt(c) * xp) - sp.sqrt(c) * relu(-xp)) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "proved":
-                   "K_t - K-hat = t (sum a_i M_i - K-hat) = 0; ReLU positively homogeneous, so Kbar_t is constant too"},
-                   message="identities that failed")
+    cols = []
+    for i in range(X.rows):
+        x, r = X[i, :].T, X[i, :].T.applyfunc(relu)
+        M1, M2 = x * x.T, r * r.T
+        cols.append([M1[0, 0], M1[0, 1], M1[1, 1], M2[0, 0], M2[0, 1], M2[1, 1]])
+    v = sp.Matrix(cols).T.nullspace()[0]
+    tau = min(-1 / vi for vi in v if vi < 0)
+    a = [1 + tau * vi for vi in v]
+    c = sp.symbols(f"c0:{X.rows}", positive=True)
+    weight = {"stated": lambda ai: (1 - t) + t * ai, "no_sqrt": lambda ai: ((1 - t) + t * ai) ** 2,
+              "endpoints_swapped": lambda ai: t + (1 - t) * ai}[variant]
+    At = sp.Matrix(X.rows, 2, lambda i, j: sp.sqrt(c[i]) * X[i, j])
+    sub = {ci: weight(ai) for ci, ai in zip(c, a)}
+
+    def grams(A):
+        R = A.applyfunc(relu)
+        S = R.col_join(sp.ones(1, 2))
+        return A.T * A, R.T * R, S.T * S
+    G = [g.subs(sub) for g in grams(At)]
+    G0 = grams(X)
+    bad = sum(1 for g, g0 in zip(G, G0) for e in (g - g0) if sp.expand(e) != 0)
+    coi_t = sp.cancel((At * G[2].inv() * At.T).trace().subs(sub))
+    bad += int(sp.diff(coi_t, t) != 0)
+    bad += sum(1 for e in (At.subs(sub).subs(t, 0) - X) if sp.expand(e) != 0)
+    A1 = At.subs(sub).subs(t, 1)
+    bad += int(not any(all(sp.expand(e) == 0 for e in A1[i, :]) for i in range(A1.rows)))
+    return bad
+
+
+@path.symbolic(timeout=60)
+def _(p):
+    """The printed path sqrt((1-t) + t a_i) A-hat_i, a from an exact Caratheodory step (w = 7, N = 2): Grams,
+    K_t and COI constant in t, A_0 = A-hat, A_1 has a zero row."""
+    bad = _path_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy nullspace, Max, expand", "rows": _PATH_ROWS,
+                   "proved": "A_t^T A_t, Kbar_t, K_t and the COI are constant along the printed path; A_0 = A-hat and "
+                             "A_1 has a zero row (ReLU positively homogeneous)"},
+                   message="entries that move in t, or failed endpoint conditions")
+
+
+@path.mutant({"no_sqrt": "A_{t,i} = ((1-t) + t a_i) A-hat_i (the square root dropped)",
+              "endpoints_swapped": "A_{t,i} = sqrt(t + (1-t) a_i) A-hat_i (weights of the endpoints swapped)"}, timeout=60)
+def _(p, variant):
+    """The path perturbed, through the same procedure: entries must move or an endpoint condition fail."""
+    bad = _path_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{variant}: {bad} Gram entries moving in t or failed endpoint conditions")
 
 
 # ---------------------------------------------------------------------------
@@ -657,16 +733,40 @@ def _(p, variant):
     }[variant])
 
 
+def _disc_symbolic(variant="stated"):
+    """Scalar ODE alpha' = f(alpha) = -Lt alpha + W s(alpha) (s a free function); one step of the recursion
+    (D1 as corrected, or a perturbed form) from alpha with h = 1/L against the Taylor expansion of the exact
+    solution: the consistency defect lim_{L->oo} L (step - alpha) - f and the local error L^2 (step - exact)
+    as L -> oo (must be finite for a first-order scheme)."""
+    a, W, Lt, L = sp.symbols("alpha W Lt L", positive=True)
+    sfun = sp.Function("s")
+    f = -Lt * a + W * sfun(a)
+    step = {"stated": (1 - Lt / L) * a + W * sfun(a) / L,
+            "per_layer_leak_Lt": (1 - Lt) * a + W * sfun(a) / L,
+            "unscaled_W": (1 - Lt / L) * a + W * sfun(a)}[variant]
+    h = 1 / L
+    exact = a + h * f + h**2 / 2 * sp.diff(f, a) * f  # alpha(p + h) to O(h^3)
+    consistency = sp.limit(sp.expand(L * (step - a) - f), L, sp.oo)
+    local = sp.limit(sp.expand(L**2 * (step - exact)), L, sp.oo)
+    return int(consistency != 0) + int(local.has(sp.oo, -sp.oo, sp.zoo, sp.nan))
+
+
 @disc.symbolic(timeout=30)
 def _(p):
-    """One D1 step is explicit Euler with step rho: (1 - rho Lt) a + rho W s = a + rho (-Lt a + W s); with rho = 1 it is l.43."""
-    a, W, s, Lt, rho = sp.symbols("a W s Lt rho")
-    step = (1 - rho * Lt) * a + rho * W * s
-    euler = a + rho * (-Lt * a + W * s)
-    bad = int(sp.expand(step - euler) != 0) + int(sp.expand(step.subs(rho, 1) - ((1 - Lt) * a + W * s)) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand",
-                   "proved": "D1 = explicit Euler with step rho_l; l.43 = step 1 (consistent only for rho = 1/L, leak Lt/L)"},
-                   message="identities that failed")
+    """D1 (rho = 1/L) is consistent with the leaky ODE: L (step - alpha) -> f(alpha), local error O(1/L^2)."""
+    bad = _disc_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.limit against the Taylor expansion",
+                   "proved": "D1 is a consistent first-order scheme (explicit Euler, step 1/L) for the ODE of l.41"},
+                   message="failed: inconsistent, or local error not O(1/L^2)")
+
+
+@disc.mutant({"per_layer_leak_Lt": "leak Lt per layer, (1 - Lt) alpha + W s / L (the l.43 recursion's leak)",
+              "unscaled_W": "(1 - Lt/L) alpha + W s (the weights not scaled by the step)"}, timeout=30)
+def _(p, variant):
+    """The recursion perturbed, through the same procedure: not consistent with the ODE."""
+    bad = _disc_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{variant}: the recursion is not a consistent discretisation of the ODE")
 
 
 # ---------------------------------------------------------------------------
@@ -763,28 +863,45 @@ def _(p, variant):
     return _mom_outcome(p, variant={"no_relu_mask": 2, "leak_sign": 1}[variant])
 
 
-@mom.symbolic(timeout=30)
-def _(p):
-    """B_1 = -1/lambda dC/dA_1 = 2/(lambda N)(f* - A_1) for C = 1/N |f* - A|^2 (w = 2, N = 2 symbols); and the adjoint
-    pairing d/dp <B, dA> = 0 for dA' = -Lt dA + V (m * dA), -B' = m * (V^T B) - Lt B (fixed mask m)."""
+def _mom_symbolic(variant="stated"):
+    """B_1 from -1/lambda dC/dA_1 (sympy.diff of C = 1/N |f* - A|^2, w = N = 2) against the printed terminal value,
+    and the adjoint pairing d/dp <B, dA> along dA' = -Lt dA + V (m * dA) (linearised forward ODE) and the printed
+    backward equation -B' = m * (V^T B) - Lt B (fixed mask m), or perturbed copies: failed identities."""
     lam, Nn = sp.Symbol("lambda", positive=True), 2
     A = sp.Matrix(2, 2, sp.symbols("a0:4"))
     F = sp.Matrix(2, 2, sp.symbols("f0:4"))
     C = sum((F - A).applyfunc(lambda x: x**2)) / Nn
     grad = A.applyfunc(lambda x: sp.diff(C, x))
-    bad = sum(1 for e in (-grad / lam - 2 / (lam * Nn) * (F - A)) if sp.expand(e) != 0)
+    c1 = 1 if variant == "terminal_factor_one" else 2
+    bad = sum(1 for e in (-grad / lam - c1 / (lam * Nn) * (F - A)) if sp.expand(e) != 0)
     Lt = sp.Symbol("Lt")
     V = sp.Matrix(2, 2, sp.symbols("v0:4"))
     m = sp.Matrix(2, 2, sp.symbols("m0:4"))
     dA = sp.Matrix(2, 2, sp.symbols("d0:4"))
     B = sp.Matrix(2, 2, sp.symbols("b0:4"))
     dAdot = -Lt * dA + V * m.multiply_elementwise(dA)
-    Bdot = -(m.multiply_elementwise(V.T * B) - Lt * B)
+    leak = -1 if variant == "leak_sign" else 1
+    Bdot = -(m.multiply_elementwise(V.T * B) - leak * Lt * B)
     pairing = sum(Bdot.multiply_elementwise(dA)) + sum(B.multiply_elementwise(dAdot))
-    bad += int(sp.expand(pairing) != 0)
+    return bad + int(sp.expand(pairing) != 0)
+
+
+@mom.symbolic(timeout=30)
+def _(p):
+    """B_1 = -1/lambda dC/dA_1 = 2/(lambda N)(f* - A_1) for C = 1/N |f* - A|^2 (w = 2, N = 2 symbols); and the adjoint
+    pairing d/dp <B, dA> = 0 for dA' = -Lt dA + V (m * dA), -B' = m * (V^T B) - Lt B (fixed mask m)."""
+    bad = _mom_symbolic()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.diff/expand",
                    "proved": "terminal value; the backward equation is the adjoint of the linearised forward ODE"},
                    message="identities that failed")
+
+
+@mom.mutant({"leak_sign": "-B' = m * (V^T B) + Lt B (the leak term's sign flipped)",
+             "terminal_factor_one": "B_1 = 1/(lambda N) (f* - A_1) (the factor 2 dropped)"}, timeout=30)
+def _(p, variant):
+    """The printed equations perturbed, through the same procedure: an identity must fail."""
+    bad = _mom_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} identities failed")
 
 
 # ---------------------------------------------------------------------------

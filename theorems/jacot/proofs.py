@@ -130,21 +130,39 @@ def _(p):
                    message=f"unconstrained minimum candidate {v:.2e} < stable rank {srank:.6g}")
 
 
+def _e3_symbolic(variant="stated"):
+    """A = diag(s) (three positive values), the printed optimiser B = |A|_F/sqrt(|A|_*) sqrt(A) (or B with A for sqrt A):
+    |B|_F = |A|_F, |A B^+|_F^2 (B^+ = B^-1) against the middle expression (corrected or printed) and the right side
+    |A|_*^2/|A|_F^2: identities that fail."""
+    s = sp.symbols("s0:3", positive=True)
+    A = sp.diag(*s)
+    nuc, fro2 = sum(s), sum(x**2 for x in s)
+    root = A if variant == "B_without_sqrt" else A.applyfunc(sp.sqrt)
+    B = sp.sqrt(fro2) / sp.sqrt(nuc) * root
+    val = sum(e**2 for e in A * B.inv())
+    sq = sum(e**2 for e in A.applyfunc(sp.sqrt))  # |sqrt A|_F^2
+    middle = (nuc**2 if variant == "printed_middle_E3" else nuc) / fro2 * sq
+    bad = int(sp.cancel(sum(e**2 for e in B) - fro2) != 0)
+    bad += int(sp.cancel(val - middle) != 0) + int(sp.cancel(middle - nuc**2 / fro2) != 0)
+    return bad
+
+
 @e3.symbolic(timeout=30)
 def _(p):
     """Diagonal A = diag(s): B = c diag(sqrt s) with c^2 = |A|_F^2/|A|_*: |AB^+|^2 = |A|_*^2/|A|_F^2 = corrected middle;
     the printed middle is |A|_* times larger."""
-    s = sp.symbols("s0:3", positive=True)
-    nuc, fro2 = sum(s), sum(x**2 for x in s)
-    c2 = fro2 / nuc
-    val = sum((x / sp.sqrt(x)) ** 2 / c2 for x in s)  # (s_i / (c sqrt s_i))^2
-    sq = sum(sp.sqrt(x) ** 2 for x in s)  # |sqrt A|_F^2 = |A|_*
-    bad = int(sp.cancel(val - nuc**2 / fro2) != 0) + int(sp.cancel(nuc / fro2 * sq - nuc**2 / fro2) != 0)
-    bad += int(sp.cancel(sum(c2 * sp.sqrt(x) ** 2 for x in s) - fro2) != 0)  # |B|_F^2 = |A|_F^2
-    printed_ratio = sp.cancel((nuc**2 / fro2 * sq) / (nuc**2 / fro2))
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "printed/true": str(printed_ratio),
+    bad = _e3_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel",
                    "proved": "value at the optimiser = corrected middle = |A|_*^2/|A|_F^2, |B|_F = |A|_F; printed = |A|_* x true"},
                    message="identities that failed")
+
+
+@e3.mutant({"printed_middle_E3": "the printed middle |A|_*^2/|A|_F^2 |sqrt A|_F^2 (E3)",
+            "B_without_sqrt": "the optimiser with A for sqrt A"}, timeout=30)
+def _(p, variant):
+    """The proof's line perturbed, through the same procedure: an identity must fail."""
+    bad = _e3_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} identities failed")
 
 
 # ---------------------------------------------------------------------------
@@ -213,16 +231,46 @@ def _(p):
                    message=f"(|A_i|^2 + 1) - (|sigma(A_i)|^2 - 1) = {gap:.12g} > 0")
 
 
+def _e5_symbolic(variant="stated"):
+    """(i) l.314 for a symbolic non-negative 2 x 2 A (K = sigma^T sigma invertible): Kbar_i^T K^-1 Kbar_i against
+    |sigma(A_i)|^2 - c + 1^T K^-1 1 (c = 2 as printed at l.314); (ii) the concluding line: with s = |sigma(A_i)|^2,
+    a = |A_i|^2, x = 1^T K^+ 1, (s - 1 - rhs) - (s - 2 + x - a) - (1 - x) must expand to a constant >= 0 (rhs = a
+    corrected, a + 1 printed), i.e. the line follows from l.318 and x <= 1.  Failed items."""
+    A = sp.Matrix(2, 2, sp.symbols("a0:4", positive=True))
+    S = A.applyfunc(lambda e: sp.Max(e, 0)).col_join(sp.ones(1, 2))
+    K = S.T * S
+    Ki, one = K.inv(), sp.ones(2, 1)
+    c = 1 if variant == "l314_factor_one" else 2
+    bad = 0
+    for i in range(2):
+        Kb = K[:, i] - one
+        lhs = (Kb.T * Ki * Kb)[0, 0]
+        rhs = sum(e**2 for e in S[:, i]) - c + (one.T * Ki * one)[0, 0]
+        bad += int(sp.cancel(sp.together(lhs - rhs)) != 0)
+    s_, a_, x_ = sp.symbols("s a x", real=True)
+    bound = a_ + 1 if variant == "printed_E5" else a_
+    rest = sp.expand((s_ - 1 - bound) - (s_ - 2 + x_ - a_) - (1 - x_))
+    bad += int(not (rest.is_number and rest >= 0))
+    return bad
+
+
 @e5.symbolic(timeout=30)
 def _(p):
-    """s = |sigma(A_i)|^2, a = |A_i|^2, x = 1^T K^+ 1: (s - 1 - a) = (s - 2 + x - a) + (1 - x), a sum of two
-    non-negative terms; the printed (s - 1) - (a + 1) = (s - (a + 1)) - 1 <= -1 since s <= a + 1."""
-    s, a, x = sp.symbols("s a x", real=True)
-    bad = int(sp.expand((s - 1 - a) - ((s - 2 + x - a) + (1 - x))) != 0)
-    bad += int(sp.expand(((s - 1) - (a + 1)) - ((s - (a + 1)) - 1)) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand",
-                   "proved": "corrected line follows from l.318 and 1^T K^+ 1 <= 1; printed line contradicts s <= a + 1"},
+    """l.314 symbolically (2 x 2 A >= 0), then s - 1 - a = (s - 2 + x - a) + (1 - x): the corrected line follows
+    from l.318 and 1^T K^+ 1 <= 1."""
+    bad = _e5_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel/expand",
+                   "proved": "Kbar_i^T K^+ Kbar_i = |sigma(A_i)|^2 - 2 + 1^T K^+ 1 (2 x 2, A >= 0); corrected line "
+                             "follows from l.318 and 1^T K^+ 1 <= 1; printed line does not (remainder -1)"},
                    message="identities that failed")
+
+
+@e5.mutant({"printed_E5": "the printed conclusion |sigma(A_i)|^2 - 1 >= |A_i|^2 + 1",
+            "l314_factor_one": "l.314 with -K_i^T K^+ 1 once (the factor 2 of the cross term dropped)"}, timeout=30)
+def _(p, variant):
+    """The proof's lines perturbed, through the same procedure: an item must fail."""
+    bad = _e5_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} items failed")
 
 
 # ---------------------------------------------------------------------------
@@ -325,19 +373,40 @@ def _(p):
                    message=f"printed chain gives {printed:.10g}, |A|_Kbar^2 = {cb:.10g} (difference -> 1)")
 
 
-@e6.symbolic(timeout=60)
-def _(p):
-    """N = 2, Kbar = diag(a, 0), 1 = (1, 1): true term -> 0 and x/(1+x) -> 1 as gamma -> 0 (sympy.limit)."""
-    a, g = sp.symbols("a gamma", positive=True)
-    Kbar = sp.diag(a, 0)
+def _e6_symbolic(variant="stated"):
+    """N = 2, Kbar = v v^T with v = (1, u) (u > 0, u != 1: 1 not in Im Kbar), A^T A = Kbar: (i) Sherman-Morrison,
+    Tr[Kbar (Kbar + 11^T + g)^-1] = Tr[Kbar (Kbar + g)^-1] - term, and (ii) lim_{g -> 0} term = 0, with term the
+    corrected subtracted term 1^T M Kbar M 1/(1 + x) (M = (Kbar + g)^-1, x = 1^T M 1) or a perturbed one."""
+    u, g = sp.symbols("u gamma", positive=True)
+    u = u + 2  # u > 2, so v is never parallel to 1
+    v = sp.Matrix([1, u])
+    Kbar = v * v.T
     M = (Kbar + g * sp.eye(2)).inv()
     one = sp.ones(2, 1)
-    x = (one.T * M * one)[0, 0]
-    term = (one.T * M * Kbar * M * one)[0, 0] / (1 + x)
-    lt, lx = sp.limit(term, g, 0, "+"), sp.limit(x / (1 + x), g, 0, "+")
-    bad = int(lt != 0) + int(lx != 1)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.limit", "lim_term": str(lt), "lim_x/(1+x)": str(lx)},
-                   message="limits that differ from (0, 1)")
+    x = sp.cancel((one.T * M * one)[0, 0])
+    num = {"printed_E6": x, "no_one_plus": None}.get(variant, (one.T * M * Kbar * M * one)[0, 0])
+    term = (one.T * M * Kbar * M * one)[0, 0] / x if variant == "no_one_plus" else num / (1 + x)
+    full = (Kbar * (Kbar + one * one.T + g * sp.eye(2)).inv()).trace()
+    bad = int(sp.cancel(sp.together(full - ((Kbar * M).trace() - term))) != 0)
+    bad += int(sp.limit(sp.cancel(term), g, 0, "+") != 0)
+    return bad
+
+
+@e6.symbolic(timeout=60)
+def _(p):
+    """N = 2, Kbar = v v^T (1 not in Im Kbar): the Sherman-Morrison split with the corrected term, which -> 0 as gamma -> 0."""
+    bad = _e6_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel, sympy.limit", "proved":
+                   "|A|_K^2 = lim |A|^2_{Kbar+g} - 1^T M Kbar M 1/(1+x), the term -> 0 (Kbar = v v^T, v = (1, u), u > 2)"},
+                   message="failed: the split or the limit")
+
+
+@e6.mutant({"printed_E6": "the printed bound term x/(1 + x) (E6): -> 1, and not the Sherman-Morrison term",
+            "no_one_plus": "the term 1^T M Kbar M 1 / x (the 1 + of the denominator dropped)"}, timeout=60)
+def _(p, variant):
+    """The subtracted term perturbed, through the same procedure: the split or the limit must fail."""
+    bad = _e6_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} items failed")
 
 
 # ---------------------------------------------------------------------------
@@ -545,20 +614,40 @@ def _(p):
                    message="chain rule vs the printed line")
 
 
+def _e17_symbolic(variant="stated"):
+    """Scalar, fixed ReLU mask m (e^{Lt(r-q)} > 0 preserves it): A~(q) = e^{Lt(r(q)-q)} A(r(q)) with r and A free
+    functions, differentiated by sympy, A'(p) replaced by the ODE -Lt A + V m A + b; minus the corrected line 3
+    (or a perturbed one): 1 if it does not expand to 0."""
+    Lt, V, b, m = sp.symbols("Lt V b m", real=True)
+    q = sp.Symbol("q", real=True)
+    r, Af = sp.Function("r"), sp.Function("A")
+    e = sp.exp(Lt * (r(q) - q))
+    At = e * Af(r(q))
+    d = sp.diff(At, q)
+    p_ = sp.Symbol("p")
+    ode = (-Lt * Af(p_) + V * m * Af(p_) + b).subs(p_, r(q))
+    d = d.subs(sp.Subs(sp.Derivative(Af(p_), p_), p_, r(q)), ode).doit()
+    d = d.replace(lambda x: isinstance(x, sp.Derivative) and x.expr.func == Af, lambda x: ode)
+    dr = sp.diff(r(q), q)
+    factor = {"printed_E17": Af(r(q)), "missing_rprime": V / dr}.get(variant, V)
+    line = -Lt * At + dr * factor * m * At + e * dr * b
+    return int(sp.expand(d - line) != 0)
+
+
 @e17.symbolic(timeout=30)
 def _(p):
-    """Scalar case with a fixed ReLU mask m (e^{Lt(r-q)} > 0 preserves it): chain rule = corrected line, symbolically."""
-    Lt, q, r, dr, a, V, b, m = sp.symbols("Lt q r dr a V b m", real=True)
-    e = sp.exp(Lt * (r - q))
-    At = e * a
-    chain = Lt * (dr - 1) * At + e * dr * (-Lt * a + V * m * a + b)
-    line = -Lt * At + dr * V * m * At + e * dr * b
-    bad = int(sp.expand(chain - line) != 0)
-    printed = -Lt * At + dr * a * m * At + e * dr * b
-    wrong = sp.factor(sp.expand(chain - printed))
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "printed_minus_chain": str(wrong),
-                   "proved": "the corrected line 3 equals the chain rule; the printed one differs by r' e (V - a) m a"},
-                   message="nonzero remainder")
+    """Scalar case with a fixed ReLU mask m: sympy differentiates e^{Lt(r(q)-q)} A(r(q)) along the ODE = corrected line."""
+    bad = _e17_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.diff with r, A free functions, expand",
+                   "proved": "d/dq A~ along the leaky ODE equals the corrected line 3"}, message="nonzero remainder")
+
+
+@e17.mutant({"printed_E17": "the printed line 3 with A_{r(q)} for V_{r(q)} (E17)",
+             "missing_rprime": "V_{r(q)} sigma(A~_q) without the factor r'(q)"}, timeout=30)
+def _(p, variant):
+    """Line 3 perturbed, through the same procedure: the remainder must be nonzero."""
+    bad = _e17_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: nonzero remainder")
 
 
 # ---------------------------------------------------------------------------
@@ -621,16 +710,40 @@ def _(p):
                    message=f"non-negative A: max |A^T A - sigma(A)^T sigma(A)| = {eq:.6g}")
 
 
-@e18.symbolic(timeout=30)
-def _(p):
-    """x^2 - relu(x)^2 = relu(-x)^2 on both signs (so the traces differ by |[A]_-|^2), and sigma adds 1 to every entry of K."""
-    xp = sp.Symbol("xp", positive=True)
+def _e18_symbolic(variant="stated"):
+    """A 2 x 2 on all 16 sign patterns (a_ij = +-|a_ij| symbols, relu as Max): the criterion A^T A = G (G the corrected
+    sigmabar^T sigmabar = K^sigma - 1 1^T, or a perturbed one) must hold exactly on the non-negative pattern and fail
+    on every other; and Tr[A^T A - Kbar] = |[A]_-|_F^2 on each.  Patterns where either fails."""
+    import itertools
+    mags = sp.symbols("m0:4", positive=True)
     relu = lambda z: sp.Max(0, z)  # noqa: E731
-    bad = sum(int(sp.simplify(x**2 - relu(x) ** 2 - relu(-x) ** 2) != 0) for x in (xp, -xp))
-    r = sp.Matrix(2, 2, sp.symbols("r0:4", nonnegative=True))
-    S = r.col_join(sp.ones(1, 2))
-    bad += sum(1 for e in (S.T * S - r.T * r - sp.ones(2, 2)) if sp.expand(e) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.simplify/expand"}, message="identities that failed")
+    bad = 0
+    for signs in itertools.product((1, -1), repeat=4):
+        A = sp.Matrix(2, 2, [sg * m for sg, m in zip(signs, mags)])
+        S = A.applyfunc(relu).col_join(sp.ones(1, 2))
+        Ksig = S.T * S
+        G = {"printed_E18": Ksig, "bias_sign": Ksig + sp.ones(2, 2)}.get(variant, Ksig - sp.ones(2, 2))
+        holds = all(sp.expand(e) == 0 for e in (A.T * A - G))
+        bad += int(holds != all(sg > 0 for sg in signs))
+        Kbar = A.applyfunc(relu).T * A.applyfunc(relu)
+        bad += int(sp.expand((A.T * A - Kbar).trace() - sum(relu(-e) ** 2 for e in A)) != 0)
+    return bad
+
+
+@e18.symbolic(timeout=60)
+def _(p):
+    """2 x 2 A on all 16 sign patterns: A^T A = K^sigma - 1 1^T exactly when A >= 0; Tr[A^T A - Kbar] = |[A]_-|^2."""
+    bad = _e18_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand on sign patterns"},
+                   message="sign patterns where the criterion or the trace identity failed")
+
+
+@e18.mutant({"printed_E18": "the printed criterion A^T A = K^sigma (bias row kept)",
+             "bias_sign": "A^T A = K^sigma + 1 1^T (the sign of beta^2 1 1^T flipped)"}, timeout=60)
+def _(p, variant):
+    """The criterion perturbed, through the same procedure: it must fail on the non-negative pattern."""
+    bad = _e18_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} patterns failed")
 
 
 # ---------------------------------------------------------------------------

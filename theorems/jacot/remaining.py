@@ -420,16 +420,45 @@ def _(p):
     return _squared_outcome(p, 1)
 
 
-@squared.symbolic(timeout=30)
+def _squared_symbolic(variant="stated"):
+    """w = N = 2, A on three sign patterns (entries +-positive symbols), sigma(A) = [relu(A); 1^T] (3 x 2, full column
+    rank): W* = A sigma^+ (sigma^+ = K^-1 sigma^T), W* sigma = A; every other solution W* + z n^T (n^T sigma = 0, z
+    free) has |W* + z n^T|^2 = |W*|^2 + |z n^T|^2 (cross term 0), so W* is the minimiser; the COI Tr[A K^-1 A^T]
+    against |W*|_F^2 as printed-corrected (or a perturbed form).  Failed items."""
+    mags = sp.symbols("m0:4", positive=True)
+    z = sp.Matrix(sp.symbols("z0:2", real=True))
+    bad = 0
+    for signs in ((1, 1, 1, 1), (1, -1, 1, 1), (-1, 1, 1, -1)):
+        A = sp.Matrix(2, 2, [sg * m for sg, m in zip(signs, mags)])
+        S = A.applyfunc(lambda e: sp.Max(0, e)).col_join(sp.ones(1, 2))
+        K = S.T * S
+        Wst = A * K.inv() * S.T
+        bad += sum(1 for e in (Wst * S - A) if sp.cancel(e) != 0)
+        n = S.T.nullspace()[0]
+        Z = z * n.T
+        bad += sum(1 for e in Z * S if sp.cancel(e) != 0)
+        bad += int(sp.cancel((Wst * Z.T).trace()) != 0)
+        coi = (A * (K if variant == "K_not_inverted" else K.inv()) * A.T).trace()
+        n2 = sum(e**2 for e in Wst)
+        bad += int(sp.cancel(sp.together(coi - (sp.sqrt(n2) if variant == "printed_E20" else n2))) != 0)
+    return bad
+
+
+@squared.symbolic(timeout=60)
 def _(p):
-    """w = N = 1, a > 0: sigma(a) = (a, 1)^T, W* = a sigma^T/(a^2 + 1), |W*|^2 = a^2/(a^2+1) = COI; |W*| is not."""
-    a = sp.Symbol("a", positive=True)
-    s = sp.Matrix([a, 1])
-    Wst = a * s.T / (a**2 + 1)
-    coi_val = a**2 / (a**2 + 1)  # Tr[A K^-1 A^T] with K = a^2 + 1
-    bad = int(sp.cancel((Wst * s)[0, 0] - a) != 0) + int(sp.cancel((Wst * Wst.T)[0, 0] - coi_val) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "proved":
-                   "COI = |W*|_F^2 (squared) in the scalar case, W* sigma = A"}, message="failed identities")
+    """w = N = 2 on three sign patterns: W* = A sigma^+ is the minimal-norm solution of W sigma = A and |W*|_F^2 = COI."""
+    bad = _squared_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel, nullspace", "proved":
+                   "COI = Tr[A K^-1 A^T] = min {|W|_F^2 : W sigma(A) = A} (squared) for 2 x 2 A of three sign patterns"},
+                   message="failed identities")
+
+
+@squared.mutant({"printed_E20": "the printed min |W|_F (not squared)",
+                 "K_not_inverted": "COI as Tr[A K A^T] (K for K^+)"}, timeout=60)
+def _(p, variant):
+    """The COI formula perturbed, through the same procedure: it must differ from |W*|_F^2."""
+    bad = _squared_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} items failed")
 
 
 # ---------------------------------------------------------------------------

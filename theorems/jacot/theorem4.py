@@ -154,22 +154,51 @@ def _(p, variant):
     return _bound_outcome(p, _eq3_excess(p, **change), message)
 
 
+def _t4_matrices():
+    """w = N = 2: A, B free, K a free symmetric matrix, G = K + gamma I, A' = L(BK - A) (eq. (1))."""
+    L, g = sp.symbols("L gamma", positive=True)
+    a = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
+    b = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
+    K = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"k{min(i, j)}{max(i, j)}", real=True))
+    G = K + g * sp.eye(2)
+    Gi = G.inv()
+    dA = L * (b * K - a)
+    H = L / 2 * (b * K * b.T).trace() - L * (b * a.T).trace()
+    ip = lambda X, Y: (X * Gi * Y.T).trace()  # noqa: E731
+    return L, g, a, b, K, Gi, dA, H, ip
+
+
+def _eq3_symbolic(variant="stated"):
+    """2H/L - 2H_g/L against the proof's decomposition 2g<A',B>_G/L + g^2|B|_G^2 - g|B|^2, and the remainder
+    g^2|B|_G^2 - g|B|^2 = -g Tr[B K G^-1 B^T] (in [-g|B|^2, 0] for K >= 0), with H_g as printed (potential -L/2)
+    or perturbed: identities that do not cancel."""
+    L, g, a, b, K, Gi, dA, H, ip = _t4_matrices()
+    pot = 1 if variant == "potential_sign_E11" else -1
+    cross = 1 if variant == "cross_term_factor_one" else 2
+    Hg = ip(dA, dA) / (2 * L) + pot * L / 2 * ip(a, a)
+    B2 = sum(e**2 for e in b)
+    rhs = cross * g * ip(dA, b) / L + g**2 * ip(b, b) - g * B2
+    bad = int(sp.cancel(sp.together(2 * H / L - 2 * Hg / L - rhs)) != 0)
+    bad += int(sp.cancel(sp.together(g**2 * ip(b, b) - g * B2 + g * (b * K * Gi * b.T).trace())) != 0)
+    return bad
+
+
 @eq3.symbolic(timeout=60)
 def _(p):
-    """2H/L - 2H_g/L = 2g<A',B>_G/L + g^2|B|_G^2 - g|B|^2 (scalar case, K = k arbitrary), the proof's step (2)."""
-    x, b, L, g, k = sp.symbols("x b L gamma k", real=True)
-    G = k + g
-    dA = L * (b * k - x)
-    H = L / 2 * b**2 * k - L * b * x
-    Hg = dA**2 / (2 * L * G) - L / 2 * x**2 / G
-    rhs = 2 * g * dA * b / (L * G) + g**2 * b**2 / G - g * b**2
-    bad = int(sp.cancel(sp.together(2 * H / L - 2 * Hg / L - rhs)) != 0)
-    # remainder bound: g^2 b^2/G - g b^2 = -g k b^2/G, in [-g b^2, 0] for k >= 0
-    bad += int(sp.cancel(g**2 * b**2 / G - g * b**2 + g * k * b**2 / G) != 0)
+    """2H/L - 2H_g/L = 2g<A',B>_G/L + g^2|B|_G^2 - g|B|^2 for 2 x 2 A, B and a free symmetric K, the proof's step (2)."""
+    bad = _eq3_symbolic()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "proved":
-                   "the decomposition of 2(H - H_gamma)/L used in the proof, and its remainder -g k |B|^2/(k+g) "
-                   "in [-g|B|^2, 0] (scalar; the matrix case is the same with G^{-1})"},
+                   "the decomposition of 2(H - H_gamma)/L used in the proof, and its remainder -g Tr[B K (K+g)^-1 B^T] "
+                   "in [-g|B|^2, 0] (w = N = 2, K free symmetric)"},
                    message="identities that failed")
+
+
+@eq3.mutant({"potential_sign_E11": "H_gamma with +L/2 |A|^2_G (the sign printed at l.180, E11)",
+             "cross_term_factor_one": "g<A',B>_G/L (the factor 2 of the cross term dropped)"}, timeout=60)
+def _(p, variant):
+    """The decomposition perturbed, through the same procedure: must not cancel."""
+    bad = _eq3_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} identities failed")
 
 
 # ---------------------------------------------------------------------------
@@ -257,16 +286,39 @@ def _(p):
     return _bound_outcome(p, f, "proof chain step (3), last line")
 
 
+def _rate_symbolic(variant="stated"):
+    """The proof's chain for the rate bound, with X = |A|_G^2 + (2/L) H as printed (or perturbed): (a) from eq. (1)
+    and Thm 4, |A' + g L B|_G^2 = L^2 (X + g|B|^2) (w = N = 2, K free symmetric); (b) g|B|_G <= sqrt(g)|B| via
+    g|B|^2 - g^2|B|_G^2 = g Tr[B K G^-1 B^T]; (c) (sqrt X + s)^2 - (X + s^2) = 2 s sqrt X >= 0 for X >= 0."""
+    L, g, a, b, K, Gi, dA, H, ip = _t4_matrices()
+    cH = 1 if variant == "H_factor_one" else 2
+    X = ip(a, a) + cH * H / L
+    B2 = sum(e**2 for e in b)
+    gB = 0 if variant == "no_gamma_B_term" else g * B2
+    M = dA + g * L * b
+    bad = int(sp.cancel(sp.together(ip(M, M) - L**2 * (X + gB))) != 0)
+    bad += int(sp.cancel(sp.together(g * B2 - g**2 * ip(b, b) - g * (b * K * Gi * b.T).trace())) != 0)
+    Xs, s_ = sp.symbols("X s", nonnegative=True)  # s = sqrt(g) c
+    bad += int(sp.expand((sp.sqrt(Xs) + s_) ** 2 - (Xs + s_**2) - 2 * s_ * sp.sqrt(Xs)) != 0)
+    return bad
+
+
 @rate.symbolic(timeout=60)
 def _(p):
-    """Corrected chain: sqrt(X + g c^2) + sqrt(g) c <= sqrt(X) + 2 sqrt(g) c for X >= 0 (squares compared)."""
-    X, s = sp.symbols("X s", nonnegative=True)  # s = sqrt(g) c
-    # sqrt(X + s^2) <= sqrt(X) + s  <=>  X + s^2 <= X + 2 s sqrt(X) + s^2
-    diff = sp.expand((sp.sqrt(X) + s) ** 2 - (X + s**2))
-    bad = int(sp.simplify(diff - 2 * s * sp.sqrt(X)) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "proved":
-                   "(sqrt X + s)^2 - (X + s^2) = 2 s sqrt X >= 0, the step replacing the paper's invalid lines (E7)"},
+    """The chain: |A' + gLB|_G = L sqrt(X + g|B|^2) (matrices), g|B|_G <= sqrt(g)|B|, sqrt(X + s^2) <= sqrt X + s."""
+    bad = _rate_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel/expand", "proved":
+                   "|A' + g L B|^2_G = L^2(|A|_G^2 + 2H/L + g|B|^2) for 2 x 2 A, B, free symmetric K; the remainder "
+                   "identity; (sqrt X + s)^2 - (X + s^2) = 2 s sqrt X >= 0 (the step replacing the invalid lines, E7)"},
                    message="failed identities")
+
+
+@rate.mutant({"H_factor_one": "extra-COI X = |A|_G^2 + H/L (the 2 dropped)",
+              "no_gamma_B_term": "|A' + gLB|_G = L sqrt(X) (the g|B|^2 under the root dropped)"}, timeout=60)
+def _(p, variant):
+    """The chain perturbed, through the same procedure: an identity must fail."""
+    bad = _rate_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} identities failed")
 
 
 # ---------------------------------------------------------------------------
@@ -511,30 +563,39 @@ prop5 = Claim(
 )
 
 
-@prop5.symbolic(timeout=60)
-def _(p):
-    """Norm expansion l.427 for w = 2: with t^2 in the top-left block it matches the paper's O(eps^2) term, with t not."""
+def _prop5_symbolic(power=2, cross=-2):
+    """Norm expansion l.427 for w = 2: the eps^0 and eps^2 coefficients of |new weights|^2 minus the paper's
+    expression (cross term cross/L <a, W s>), with t^power in the top-left block."""
     e, t, L = sp.symbols("epsilon t L", positive=True)
     a = sp.Matrix(sp.symbols("a0:2", real=True))
     s = sp.Matrix(sp.symbols("s0:3", real=True))  # sigma(a): length w + 1
     W = sp.Matrix(2, 3, sp.symbols("W0:6", real=True))
-    paper = sum(x**2 for x in W) + L**2 * e**2 * t**2 * (-2 / L * (a.T * W * s)[0, 0] + (a.T * a)[0, 0] + (s.T * s)[0, 0])
+    paper = sum(x**2 for x in W) + L**2 * e**2 * t**2 * (cross / L * (a.T * W * s)[0, 0] + (a.T * a)[0, 0] + (s.T * s)[0, 0])
+    TL = W - L * e**2 * t**power * a * s.T
+    norm2 = sum(x**2 for x in TL) + sum((e * L * t * x) ** 2 for x in a) + sum((e * L * t * x) ** 2 for x in s)
+    d = sp.expand(norm2 - paper)
+    d2, d0 = sp.expand(d.coeff(e, 2)), sp.expand(d.coeff(e, 0))
+    return int(d2 != 0) + int(d0 != 0), d2
 
-    def norm2(power):
-        TL = W - L * e**2 * t**power * a * s.T
-        return sum(x**2 for x in TL) + sum((e * L * t * x) ** 2 for x in a) + sum((e * L * t * x) ** 2 for x in s)
 
-    def eps2_diff(power):
-        d = sp.expand(norm2(power) - paper)
-        return sp.expand(d.coeff(e, 2)), sp.expand(d.coeff(e, 0))
-    d2, d0 = eps2_diff(2)
-    bad = int(d2 != 0) + int(d0 != 0)
-    d2_t, _ = eps2_diff(1)
+@prop5.symbolic(timeout=60)
+def _(p):
+    """Norm expansion l.427 for w = 2: with t^2 in the top-left block it matches the paper's O(eps^2) term, with t not."""
+    bad, d2 = _prop5_symbolic()
+    _, d2_t = _prop5_symbolic(power=1)
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand, coefficient of eps^2",
                    "t_squared_matches": d2 == 0, "t_as_printed_mismatch": str(sp.factor(d2_t)),
                    "proved": "the eps^2 term of the new weights' norm is the paper's l.427 expression iff the "
                              "top-left block carries t(p)^2 (E9 (i))"},
                    message="nonzero coefficients with t^2 in the top-left block")
+
+
+@prop5.mutant({"t_as_printed_E9": "the top-left block with t(p) (as printed, E9 (i))",
+               "cross_factor_one": "the cross term -1/L <a, W s> (as at l.432, E9 (ii))"}, timeout=60)
+def _(p, variant):
+    """The expansion perturbed, through the same procedure: a coefficient must be nonzero."""
+    bad, _ = _prop5_symbolic(**{"t_as_printed_E9": dict(power=1), "cross_factor_one": dict(cross=-1)}[variant])
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} coefficients nonzero")
 
 
 @prop5.reproduction

@@ -89,15 +89,15 @@ claim.property(over=(), max_examples=15, strategy=consistent_states(),
                description="Eq 10 = converged lifted integration on 15 drawn consistent initial states")
 
 
-@claim.symbolic(timeout=60)
-def fixed_point_symbolic(p):
+def _fixed_point_symbolic_core(variant="stated"):
     """u* = A_H/2 + S is a root of the fixed-point equations: w = 0, v = Eq 24 = b, dw/dt = 0 (Eq 27)."""
     th, ty, a, b, u, v, w = _sym()
     AH = sp.Symbol("A_H", real=True)
     AL = sp.Symbol("A_L", positive=True)
     S = sp.sqrt(AH ** 2 / 4 + AL ** 2)
-    ustar = AH / 2 + S
-    bb = th * AL ** 2 / (ty * a)                      # A_L^2 = (tau_y/tau_h) a b
+    ustar = AH / 2 + (sp.sqrt(AH ** 2 / 2 + AL ** 2) if variant == "quarter_to_half" else S)  # the printed Eq 10
+    # A_L^2 = (tau_y/tau_h) a b as printed (Eq 11), so b = tau_h A_L^2 / (tau_y a)
+    bb = (ty * AL ** 2 / (th * a)) if variant == "A_low_ratio_inverted" else th * AL ** 2 / (ty * a)
     k = th / (ty * a)
     v_of_u = k * u * (u - AH)                         # Eq 24 with C = -(tau_h/(tau_y a)) A_H
     du, dv, dw = _eq7_sym(th, ty, a, bb, u, v_of_u, sp.Integer(0))
@@ -118,6 +118,23 @@ def fixed_point_symbolic(p):
         "method": "sympy.expand (sqrt(x)^2 -> x) with A_L^2 = (tau_y/tau_h) a b", "nonzero": bad,
         "proved": "w = 0, v = b and u in {0, A_H/2 +- S} are the equilibria of Eq 7 on the level set of Eq 24"},
         message="number of fixed-point identities that did not reduce to 0")
+
+
+@claim.symbolic(timeout=60)
+def fixed_point_symbolic(p):
+    """u* = A_H/2 + S is a root of the fixed-point equations: w = 0, v = Eq 24 = b, dw/dt = 0 (Eq 27)."""
+    return _fixed_point_symbolic_core()
+
+
+@claim.mutant({
+    'quarter_to_half': '|dh(inf)|^2 = A_H/2 + sqrt(A_H^2/2 + A_L^2) (1/4 under the root read as 1/2)',
+    'A_low_ratio_inverted': 'A_low = sqrt(tau_h/tau_y) |dx| |dy| (the time-constant ratio inverted)',
+}, timeout=60)
+def fixed_point_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _fixed_point_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 # falsifiers: the nearest wrong variants (catalogue F7 (d), F4, E1)
@@ -408,8 +425,7 @@ def stability_numeric(p):
 stability.property(over=("tau_h", "tau_y", "delta_x", "delta_y", "A_high"), max_examples=20)
 
 
-@stability.symbolic(timeout=60)
-def stability_symbolic(p):
+def _stability_symbolic_core(variant="stated"):
     """sympy: Jacobian of Eq 25 at (u*, 0) = Eq 29; trace Eq 30, det Eq 31; eigenvalues -u*/tau_y, -S/tau_y."""
     th, ty, a, b, u, v, w = _sym()
     AH = sp.Symbol("A_H", real=True)
@@ -420,13 +436,13 @@ def stability_symbolic(p):
     R = sp.sqrt(AH ** 2 + 4 * AL ** 2)
     ustar = AH / 2 + S
     J = sp.Matrix([[sp.diff(f, x) for x in (u, w)] for f in F]).subs({w: 0}).subs(u, ustar)
-    Jp = sp.Matrix([[0, -a / th], [th / (4 * ty ** 2 * a) * (2 * AL ** 2 + (AH + R) ** 2 / 2), -(AH / 2 + R) / ty]])
+    Jp = sp.Matrix([[0, (1 if variant == "j12_sign_flipped" else -1) * a / th], [th / (4 * ty ** 2 * a) * (2 * AL ** 2 + (AH + R) ** 2 / 2), -(AH / 2 + R) / ty]])
     lam = sp.Symbol("lam")
     cp = sp.expand(lam ** 2 - J.trace() * lam + J.det())
     checks = {"Eq 29": [sp.radsimp(sp.expand(e)) for e in (J - Jp)],
               "Eq 31 det": [sp.expand(J.det() - (2 * AL ** 2 + (AH + R) ** 2 / 2) / (4 * ty ** 2))],
               "eigenvalue -u*/ty": [sp.expand(cp.subs(lam, -ustar / ty))],
-              "eigenvalue -S/ty": [sp.expand(cp.subs(lam, -S / ty))],
+              "eigenvalue -S/ty": [sp.expand(cp.subs(lam, -(2 * S if variant == "eigenvalue_R" else S) / ty))],
               "discriminant = (A_H/(2 ty))^2": [sp.expand(J.trace() ** 2 - 4 * J.det() - (AH / (2 * ty)) ** 2)]}
     # R = 2 S: rewrite and expand (sqrt(x)^2 -> x closes every identity)
     bad = []
@@ -440,6 +456,23 @@ def stability_symbolic(p):
         "method": "sympy.diff / expand with sqrt(A_H^2 + 4 A_L^2) = 2 S", "nonzero": bad,
         "proved": "Eqs 29-31, and the eigenvalues -u*/tau_y, -S/tau_y (real: stable node)"},
         message="number of stability identities that did not reduce to 0")
+
+
+@stability.symbolic(timeout=60)
+def stability_symbolic(p):
+    """sympy: Jacobian of Eq 25 at (u*, 0) = Eq 29; trace Eq 30, det Eq 31; eigenvalues -u*/tau_y, -S/tau_y."""
+    return _stability_symbolic_core()
+
+
+@stability.mutant({
+    'j12_sign_flipped': 'Eq 29 with J_12 = +a/tau_h (sign flipped)',
+    'eigenvalue_R': 'eigenvalues -u*/tau_y and -R/tau_y, R = sqrt(A_H^2 + 4 A_L^2) = 2S (for -S/tau_y)',
+}, timeout=60)
+def stability_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _stability_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @stability.falsifier("j12_sign_flipped")
@@ -595,8 +628,7 @@ def origin_numeric(p):
 origin.property(over=("tau_h", "tau_y", "delta_x", "delta_y", "A_high"), max_examples=20)
 
 
-@origin.symbolic(timeout=60)
-def origin_symbolic(p):
+def _origin_symbolic_core(variant="stated"):
     """sympy: (k_pm, lam_pm) of Eqs 34-35 solve Eq 33 exactly."""
     th, ty, a, b, u, v, w = _sym()
     AH = sp.Symbol("A_H", real=True)
@@ -605,13 +637,30 @@ def origin_symbolic(p):
     R = sp.sqrt(AH ** 2 + 4 * AL ** 2)
     bad = 0
     for sgn in (1, -1):
-        k = -th / ty * (AH + sgn * R) / (2 * a)
-        lam = (AH + sgn * R) / (2 * ty)
+        k = (1 if variant == "k_sign" else -1) * th / ty * (AH + sgn * R) / (2 * a)
+        lam = (AH + sgn * R) / ((1 if variant == "lambda_factor_2" else 2) * ty)
         row1 = -a / th * k - lam
         row2 = (a / th * k ** 2 - bb / ty) / 2 + (AH / (2 * ty) - a / th * k) * k - lam * k
         bad += sum(1 for e in (row1, row2) if sp.expand(e) != 0)
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "proved": "Eqs 33-35"},
                    message="number of rows of Eq 33 not satisfied")
+
+
+@origin.symbolic(timeout=60)
+def origin_symbolic(p):
+    """sympy: (k_pm, lam_pm) of Eqs 34-35 solve Eq 33 exactly."""
+    return _origin_symbolic_core()
+
+
+@origin.mutant({
+    'lambda_factor_2': 'lam_pm = (A_H +- R)/tau_y (the 1/2 dropped)',
+    'k_sign': 'k_pm = +(tau_h/tau_y)(A_H +- R)/(2a) (sign flipped)',
+}, timeout=60)
+def origin_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _origin_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @origin.falsifier("stated", fixed={"delta_y": 0.0, "A_high": -3.0})
@@ -888,13 +937,14 @@ conservation.property(over=(), max_examples=10, strategy=consistent_states(log_u
                       description="C conserved along Eq 7 on 10 drawn non-crossing states")
 
 
-@conservation.symbolic(timeout=60)
-def conservation_symbolic(p):
+def _conservation_symbolic_core(variant="stated"):
     """sympy along Eq 7: d/dt(v/u) = -w/tau_y; dC/dt = 0; Eq 24 at u0 is v0; Eq 21 + Eq 24 = Eq 25; Eq 27."""
     th, ty, a, b, u, v, w = _sym()
     u0, v0 = sp.symbols("u0 v0", positive=True)
     du, dv, dw = _eq7_sym(th, ty, a, b, u, v, w)
-    k = th / (ty * a)
+    k = ty / (th * a) if variant == "ratio_inverted" else th / (ty * a)
+    if variant == "sign_flipped":
+        k = -k
     c = v0 / u0 - k * u0
     eq24 = k * u ** 2 + c * u
     eq25_printed = -sp.Rational(1, 2) * (-th / (ty ** 2 * a) * u ** 3 + b / ty * u + 4 / ty * u * w
@@ -912,6 +962,23 @@ def conservation_symbolic(p):
     return Outcome(residual=len(bad), tolerance=0, values={"method": "sympy.together + expand of the numerator",
                                                            "nonzero": bad, "proved": list(checks)},
                    message="number of identities (Eqs 23-25, 27) that did not reduce to 0")
+
+
+@conservation.symbolic(timeout=60)
+def conservation_symbolic(p):
+    """sympy along Eq 7: d/dt(v/u) = -w/tau_y; dC/dt = 0; Eq 24 at u0 is v0; Eq 21 + Eq 24 = Eq 25; Eq 27."""
+    return _conservation_symbolic_core()
+
+
+@conservation.mutant({
+    'ratio_inverted': 'C = v/u - (tau_y/(tau_h a)) u (the time-constant ratio inverted)',
+    'sign_flipped': 'C = v/u + (tau_h/(tau_y a)) u (sign of the second term flipped)',
+}, timeout=60)
+def conservation_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _conservation_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @conservation.falsifier({
@@ -1027,8 +1094,7 @@ def _sym_eq16(n):
 
 
 
-@gradient.symbolic(timeout=60)
-def gradient_symbolic(p):
+def _gradient_symbolic_core(variant="stated"):
     """sympy, symbolic 2x2 D_h, D_y and vectors: dL/dD = 1/4 formulas exactly; the printed 1/2 ones differ."""
     n = 2
     Dh, Dy, x1, x2, y1, y2, yb, r1, r2 = _sym_eq16(n)
@@ -1038,13 +1104,32 @@ def gradient_symbolic(p):
     gh = sp.Matrix(n, n, lambda i, j: sp.diff(L, Dh[i, j]))
     gy = sp.Matrix(n, n, lambda i, j: sp.diff(L, Dy[i, j]))
     gb = sp.Matrix(n, 1, lambda i, j: sp.diff(L, yb[i]))
-    bad = sum(1 for e in list(gh - Dy.T * r * DX.T / 4) + list(gy - r * (Dh * DX).T / 4)
+    c = sp.Rational(1, 2) if variant == "printed_half_E1" else sp.Rational(1, 4)
+    DyT = Dy if variant == "transpose_dropped" else Dy.T
+    bad = sum(1 for e in list(gh - c * DyT * r * DX.T) + list(gy - c * r * (Dh * DX).T)
               + list(gb - (yb - (y1 + y2) / 2)) if sp.expand(e) != 0)
     printed_bad = sum(1 for e in list(gh - Dy.T * r * DX.T / 2) if sp.expand(e) != 0)
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.diff + expand (2x2x2)", "printed_half_entries_nonzero": printed_bad,
         "proved": "dL/dD_h = 1/4 D_y^T r dx^T, dL/dD_y = 1/4 r dh^T, dL/dybar = ybar - (y1+y2)/2"},
         message="entries of the 1/4 gradient formulas that did not expand to 0")
+
+
+@gradient.symbolic(timeout=60)
+def gradient_symbolic(p):
+    """sympy, symbolic 2x2 D_h, D_y and vectors: dL/dD = 1/4 formulas exactly; the printed 1/2 ones differ."""
+    return _gradient_symbolic_core()
+
+
+@gradient.mutant({
+    'printed_half_E1': 'the printed factor 1/2 of Eq 17 (erratum E1)',
+    'transpose_dropped': 'dL/dD_h = 1/4 D_y r dx^T (the transpose of D_y dropped)',
+}, timeout=60)
+def gradient_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _gradient_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @gradient.falsifier("stated")
@@ -1112,14 +1197,31 @@ def mean_numeric(p):
     return _mean_outcome(p)
 
 
-@mean_decay.symbolic(timeout=30)
-def mean_symbolic(p):
+def _mean_symbolic_core(variant="stated"):
     """sympy: Eq 18 solves d ybar/dt = -(1/tau) (ybar - (y1+y2)/2)."""
     t, tau, y1, y2, y0 = sp.symbols("t tau y1 y2 y0", positive=True)
-    yb = (y1 + y2) / 2 + (y0 - (y1 + y2) / 2) * sp.exp(-t / tau)
+    rate = {"sum_convention": -2 / tau, "exponent_sign": 1 / tau}.get(variant, -1 / tau)
+    yb = (y1 + y2) / 2 + (y0 - (y1 + y2) / 2) * sp.exp(rate * t)
     res = sp.expand(sp.diff(yb, t) + (yb - (y1 + y2) / 2) / tau)
     return Outcome(residual=int(res != 0) + int(sp.expand(yb.subs(t, 0) - y0) != 0), tolerance=0,
                    values={"method": "sympy.diff + expand", "proved": "Eq 18 solves the ybar equation of Eq 6"})
+
+
+@mean_decay.symbolic(timeout=30)
+def mean_symbolic(p):
+    """sympy: Eq 18 solves d ybar/dt = -(1/tau) (ybar - (y1+y2)/2)."""
+    return _mean_symbolic_core()
+
+
+@mean_decay.mutant({
+    'sum_convention': 'Eq 18 with rate 2/tau (the summed-loss convention)',
+    'exponent_sign': 'Eq 18 with exp(+t/tau)',
+}, timeout=30)
+def mean_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _mean_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @mean_decay.falsifier("sum_convention")
@@ -1172,8 +1274,7 @@ def loss_numeric(p):
 loss.property(over=("seed", "hidden", "dim_x", "dim_y"), max_examples=15)
 
 
-@loss.symbolic(timeout=30)
-def loss_symbolic(p):
+def _loss_symbolic_core(variant="stated"):
     """sympy (2-D vectors, symbolic D_h, D_y): Eq 16 - Eq 9 expands to 0."""
     n = 2
     Dh, Dy, x1, x2, y1, y2, yb, r1, r2 = _sym_eq16(n)
@@ -1183,10 +1284,28 @@ def loss_symbolic(p):
     v, b = (dy.T * dy)[0], (DY.T * DY)[0]
     w = v - (dy.T * DY)[0]
     mm = yb - (y1 + y2) / 2
-    L9 = (mm.T * mm)[0] / 2 + (w + (b - v) / 2) / 4
+    c = sp.Rational(1, 2) if variant == "sum_convention" else sp.Rational(1, 4)
+    L9 = (mm.T * mm)[0] / 2 + c * (w + ((v - b) if variant == "b_v_swapped" else (b - v)) / 2)
     res = sp.expand(L16 - L9)
     return Outcome(residual=int(res != 0), tolerance=0, values={"method": "sympy.expand",
                                                                 "proved": "Eq 16 = Eq 9 (with ybar(t) of Eq 18)"})
+
+
+@loss.symbolic(timeout=30)
+def loss_symbolic(p):
+    """sympy (2-D vectors, symbolic D_h, D_y): Eq 16 - Eq 9 expands to 0."""
+    return _loss_symbolic_core()
+
+
+@loss.mutant({
+    'sum_convention': 'Eq 9 with 1/2 for 1/4 in front of the second term',
+    'b_v_swapped': 'Eq 9 with (v - b)/2 for (b - v)/2',
+}, timeout=30)
+def loss_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _loss_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @loss.falsifier("sum_convention")
@@ -1248,12 +1367,13 @@ def lyapunov_numeric(p):
 lyapunov.property(over=("seed",), max_examples=10)
 
 
-@lyapunov.symbolic(timeout=30)
-def lyapunov_symbolic(p):
+def _lyapunov_symbolic_core(variant="stated"):
     """sympy: along Eq 7, d/dt[(w + (b - v)/2)/4] = the identity; 2w - v + b = |dy - Delta_y|^2 (2-D vectors)."""
     th, ty, a, b, u, v, w = _sym()
     du, dv, dw = _eq7_sym(th, ty, a, b, u, v, w)
-    ident = -(u / (8 * ty)) * (2 * w - v + b) - a / (8 * th) * w ** 2 / u
+    c1 = 4 if variant == "first_term_factor" else 8
+    s2 = 1 if variant == "second_term_sign" else -1
+    ident = -(u / (c1 * ty)) * (2 * w - v + b) + s2 * a / (8 * th) * w ** 2 / u
     r1 = sp.expand(sp.numer(sp.together((dw - dv / 2) / 4 - ident)))
     d = sp.Matrix(sp.symbols("d0 d1", real=True))
     D = sp.Matrix(sp.symbols("e0 e1", real=True))
@@ -1262,6 +1382,23 @@ def lyapunov_symbolic(p):
     r2 = sp.expand(2 * ww - vv + bb - ((d - D).T * (d - D))[0])
     return Outcome(residual=int(r1 != 0) + int(r2 != 0), tolerance=0, values={
         "method": "sympy.together + expand", "proved": "R4 identity; 2w - v + b = |dy - Delta_y|^2"})
+
+
+@lyapunov.symbolic(timeout=30)
+def lyapunov_symbolic(p):
+    """sympy: along Eq 7, d/dt[(w + (b - v)/2)/4] = the identity; 2w - v + b = |dy - Delta_y|^2 (2-D vectors)."""
+    return _lyapunov_symbolic_core()
+
+
+@lyapunov.mutant({
+    'second_term_sign': 'the identity with +a/(8 tau_h) w^2/u',
+    'first_term_factor': 'the identity with -u/(4 tau_y)(2w - v + b)',
+}, timeout=30)
+def lyapunov_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _lyapunov_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @lyapunov.falsifier("plus")
@@ -1346,8 +1483,7 @@ def reduced_numeric(p):
 reduced.property(over=("seed", "dim_y", "hidden", "dim_x"), max_examples=10)
 
 
-@reduced.symbolic(timeout=60)
-def reduced_symbolic(p):
+def _reduced_symbolic_core(variant="stated"):
     """sympy on M (dim Y = 2, symbolic s, q, Delta_y): d/dt(u, v, w) from the lifted field = Eq 7 (factor 1/2),
     and = Eq 7 / 2 with the true factor 1/4."""
     th, ty, a = sp.symbols("tau_h tau_y a", positive=True)
@@ -1364,12 +1500,30 @@ def reduced_symbolic(p):
         du = 2 * s * ds
         dv = sp.diff(v, s) * ds + sum(sp.diff(v, q[i]) * dq[i] for i in range(2))
         dw = sp.diff(w, s) * ds + sum(sp.diff(w, q[i]) * dq[i] for i in range(2))
-        ref = _eq7_sym(th, ty, a, (D.T * D)[0], u, v, w)
+        ref = _eq7_sym(th, ty, a, (D.T * D)[0], u, v, w, None if variant == "stated" else variant)
         for name, lhs, rhs in zip(("u", "v", "w"), (du, dv, dw), ref):
             if sp.expand(sp.numer(sp.together(lhs - ratio * rhs))) != 0:
                 bad.append(f"{name} (g={g})")
     return Outcome(residual=len(bad), tolerance=0, values={"method": "sympy chain rule + together/expand",
                                                            "nonzero": bad, "proved": "Eq 7 on M (g = 1/2); Eq 7/2 (g = 1/4)"})
+
+
+@reduced.symbolic(timeout=60)
+def reduced_symbolic(p):
+    """sympy on M (dim Y = 2, symbolic s, q, Delta_y): d/dt(u, v, w) from the lifted field = Eq 7 (factor 1/2),
+    and = Eq 7 / 2 with the true factor 1/4."""
+    return _reduced_symbolic_core()
+
+
+@reduced.mutant({
+    'factor2': "Eq 51 'factor two' variant of Eq 7 (2x dv/dt)",
+    'square': "Eq 51 'square' variant of Eq 7 (w^2 in du/dt)",
+}, timeout=60)
+def reduced_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _reduced_symbolic_core(variant)
+    out.message = f"{variant} (perturbed statement): {out.message or 'residual = number of identities that did not reduce to 0'}"
+    return out
 
 
 @reduced.falsifier({

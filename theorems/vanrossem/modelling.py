@@ -182,8 +182,7 @@ def loss_half_sum(p):
     return _loss_outcome(p.replace(n_points=max(p.n_points, 2)), "half_sum")
 
 
-@loss.symbolic(timeout=30)
-def loss_symbolic(p):
+def _loss_symbolic_core(variant="stated"):
     """dL/df_i = (f_i - y_i)/N for L = 1/2 <|f_i - y_i|^2>, and MSELoss(mean) = (2/dim_y) L identically (N = 3,
     dim_y = 1, 2, 3)."""
     bad = []
@@ -191,7 +190,8 @@ def loss_symbolic(p):
         F = sp.Matrix(3, m, lambda i, j: sp.Symbol(f"f{i}{j}"))
         Yv = sp.Matrix(3, m, lambda i, j: sp.Symbol(f"y{i}{j}"))
         R = F - Yv
-        L = sp.Rational(1, 2) * sum(R[i, j] ** 2 for i in range(3) for j in range(m)) / 3
+        L = ({"no_half": 1}.get(variant, sp.Rational(1, 2)) * sum(R[i, j] ** 2 for i in range(3) for j in range(m))
+             / (1 if variant == "sum_not_mean" else 3))
         mse = sum(R[i, j] ** 2 for i in range(3) for j in range(m)) / (3 * m)
         for i in range(3):
             for j in range(m):
@@ -203,6 +203,24 @@ def loss_symbolic(p):
         "method": "sympy.expand", "nonzero": bad,
         "proved": "dL/df_i = (f_i - y_i)/N; MSELoss(mean) = (2/dim_y) x Eq 1 (equal for dim_y = 2)"},
         message="identities that did not expand to zero")
+
+
+@loss.symbolic(timeout=30)
+def loss_symbolic(p):
+    """dL/df_i = (f_i - y_i)/N for L = 1/2 <|f_i - y_i|^2>, and MSELoss(mean) = (2/dim_y) L identically (N = 3,
+    dim_y = 1, 2, 3)."""
+    return _loss_symbolic_core()
+
+
+@loss.mutant({
+    'no_half': 'L = <|f_i - y_i|^2> (the 1/2 dropped)',
+    'sum_not_mean': 'L = 1/2 sum_i |f_i - y_i|^2 (a sum over the data, not the mean)',
+}, timeout=30)
+def loss_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _loss_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================
@@ -227,22 +245,38 @@ footnote = Claim(
 )
 
 
-@footnote.symbolic(timeout=30)
-def footnote_symbolic(p):
+def _footnote_symbolic_core(variant="stated"):
     """Same map y = c h, two parametrisations: dc/dt = -L'(c) vs d(pq)/dt = -(p^2+q^2) L'(c) (sympy)."""
     p_, q_, c, hh, yt = sp.symbols("p q c h y_t", real=True)
     Lc = sp.Rational(1, 2) * (c * hh - yt) ** 2                # the loss as a function of the map
     Lpq = Lc.subs(c, p_ * q_)
     dc_direct = -sp.diff(Lc, c)
     dc_induced = -sp.diff(Lpq, p_) * q_ - sp.diff(Lpq, q_) * p_  # d(pq)/dt = p' q + p q'
-    gap = sp.expand(dc_induced - (p_ ** 2 + q_ ** 2) * dc_direct.subs(c, p_ * q_))
+    F = 1 if variant == "no_dependence" else p_ ** 2 + q_ ** 2  # the stated factor between the two dynamics
+    gap = sp.expand(dc_induced - F * dc_direct.subs(c, p_ * q_))
     differ = sp.factor(dc_induced - dc_direct.subs(c, p_ * q_))
-    expected = sp.factor((p_ ** 2 + q_ ** 2 - 1) * dc_direct.subs(c, p_ * q_))
+    expected = sp.factor((F - 1) * dc_direct.subs(c, p_ * q_))
     bad = int(gap != 0) + int(sp.expand(differ - expected) != 0)
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.expand/factor", "difference": str(differ),
         "proved": "d(pq)/dt = (p^2+q^2) dc/dt: the map's dynamics depend on the parametrisation"},
         message="identities that did not reduce to zero")
+
+
+@footnote.symbolic(timeout=30)
+def footnote_symbolic(p):
+    """Same map y = c h, two parametrisations: dc/dt = -L'(c) vs d(pq)/dt = -(p^2+q^2) L'(c) (sympy)."""
+    return _footnote_symbolic_core()
+
+
+@footnote.mutant({
+    'no_dependence': "d(pq)/dt = dc/dt (the remark negated: the map's dynamics independent of the parametrisation)",
+}, timeout=30)
+def footnote_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _footnote_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================
@@ -460,8 +494,7 @@ def _(p, variant):
     }[variant])
 
 
-@velocity.symbolic(timeout=60)
-def velocity_symbolic(p):
+def _velocity_symbolic_core(variant="stated"):
     """Generic 2x2 D_h, D_y: d|dh|^2/dt + (2g a/tau_h) w expands to 0 (g = 1/2 and 1/4), no manifold assumption."""
     th = sp.Symbol("tau_h", positive=True)
     Dh = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"h{i}{j}"))
@@ -476,12 +509,30 @@ def velocity_symbolic(p):
     for g in (sp.Rational(1, 2), sp.Rational(1, 4)):
         dDh = -g / th * Dy.T * (dy - dY) * dX.T
         du = 2 * (dh.T * (dDh * dX))[0]
-        if sp.expand(du + 2 * g * a / th * w) != 0:
+        c_ = {"factor_2": 2, "sign_flipped": -1}.get(variant, 1)  # Eq 7's -(a/tau_h) w at g = 1/2
+        if sp.expand(du + c_ * 2 * g * a / th * w) != 0:
             bad.append(f"g={g}")
     return Outcome(residual=len(bad), tolerance=0, values={
         "method": "sympy.expand, generic 2x2 matrices", "nonzero": bad,
         "proved": "d|dh|^2/dt = -(2g a/tau_h) w for all D_h, D_y (g = 1/2: Eq 7)"},
         message="gradient factors for which the identity failed")
+
+
+@velocity.symbolic(timeout=60)
+def velocity_symbolic(p):
+    """Generic 2x2 D_h, D_y: d|dh|^2/dt + (2g a/tau_h) w expands to 0 (g = 1/2 and 1/4), no manifold assumption."""
+    return _velocity_symbolic_core()
+
+
+@velocity.mutant({
+    'factor_2': 'd|dh|^2/dt = -(2/tau_h)|dx|^2 w',
+    'sign_flipped': 'd|dh|^2/dt = +(1/tau_h)|dx|^2 w',
+}, timeout=60)
+def velocity_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _velocity_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================

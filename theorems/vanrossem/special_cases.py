@@ -161,8 +161,7 @@ def bernoulli_stated(p):
     return _b1_outcome(p, printed=True)
 
 
-@bernoulli.symbolic(timeout=60)
-def bernoulli_symbolic(p):
+def _bernoulli_symbolic_core(variant="stated"):
     """Eq 7 with b = 0 keeps w = v; Eq 24 gives Eq 38; corrected Eq 39 solves it (printed only for tau_y = 1); Eq 40 = Eq 24(u(t))."""
     th, ty, a, u, v, t, u0 = sp.symbols("tau_h tau_y a u v t u_0", positive=True)
     AH = sp.Symbol("A_H", real=True)
@@ -170,12 +169,12 @@ def bernoulli_symbolic(p):
     dv = -v * (u / ty + a / th * v / u)
     dw = -(3 * v - v + 0) * u / (2 * ty) - a / (2 * th) * (v + v) * v / u
     v24 = th / (ty * a) * u * (u - AH)
-    eq38 = -u ** 2 / ty + AH * u / ty
+    eq38 = (1 if variant == "eq38_sign" else -1) * u ** 2 / ty + AH * u / ty
 
     def sol(E):
         return AH / (1 + (AH / u0 - 1) * E)
     E_c, E_p = sp.exp(-AH * t / ty), sp.exp(-AH * t)
-    uc, up = sol(E_c), sol(E_p)
+    uc, up = sol(E_p if variant == "printed_exponent" else E_c), sol(E_p)
     res_c = sp.factor(sp.together(sp.diff(uc, t) - eq38.subs(u, uc)))
     res_p = sp.factor(sp.together(sp.diff(up, t) - eq38.subs(u, up)))
     eq40 = th / ty * AH ** 2 / a * (1 - AH / u0) * E_c / (1 + (AH / u0 - 1) * E_c) ** 2
@@ -195,6 +194,23 @@ def bernoulli_symbolic(p):
         "proved": "w = v invariant; Eq 38; Eq 39 with exp(-A_H t/tau_y) solves Eq 38 with u(0) = u0; Eq 40 = Eq 24; "
                   "the printed exp(-A_H t) leaves a residual that vanishes at tau_y = 1"},
         message="identities that failed (plus 1 if the printed form were exact)")
+
+
+@bernoulli.symbolic(timeout=60)
+def bernoulli_symbolic(p):
+    """Eq 7 with b = 0 keeps w = v; Eq 24 gives Eq 38; corrected Eq 39 solves it (printed only for tau_y = 1); Eq 40 = Eq 24(u(t))."""
+    return _bernoulli_symbolic_core()
+
+
+@bernoulli.mutant({
+    'printed_exponent': 'Eq 39 as printed, exp(-A_H t) for exp(-A_H t/tau_y), taken as the solution',
+    'eq38_sign': 'Eq 38 with +|dh|^4/tau_y (the sign of the quartic term flipped)',
+}, timeout=60)
+def bernoulli_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _bernoulli_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 @bernoulli.reproduction
@@ -335,8 +351,7 @@ def lazy_stated(p):
     return _lz_outcome(p, inverse=False)
 
 
-@lazy.symbolic(timeout=60)
-def lazy_symbolic(p):
+def _lazy_symbolic_core(variant="stated"):
     """Chain rule for both substitutions against Eq 43 (G^-2 b) and the G^+2 b form (sympy.together)."""
     th, ty, a, b, u, v, w, G = sp.symbols("tau_h tau_y a b u v w G", positive=True)
 
@@ -348,10 +363,15 @@ def lazy_symbolic(p):
         f = [e.subs({u: u / al, v: v / be, w: w / be}, simultaneous=True) for e in field(b)]
         return (al * f[0] / ga, be * f[1] / ga, be * f[2] / ga)
 
+    def transformed_w(al, be, ga):  # w scaled by al (like u), not be
+        f = [e.subs({u: u / al, v: v / be, w: w / al}, simultaneous=True) for e in field(b)]
+        return (al * f[0] / ga, be * f[1] / ga, al * f[2] / ga)
+
     def match(tr, bb):
         return [sp.expand(sp.numer(sp.together(x - y))) == 0 for x, y in zip(tr, field(bb))]
     printed = transformed(G, G ** 2, 1 / G)
-    inverse = transformed(1 / G, 1 / G ** 2, G)
+    inverse = {"time_not_rescaled": lambda: transformed(1 / G, 1 / G ** 2, 1),
+               "w_scaled_like_u": lambda: transformed_w(1 / G, 1 / G ** 2, G)}.get(variant, lambda: transformed(1 / G, 1 / G ** 2, G))()
     m_pp, m_pm = match(printed, b / G ** 2), match(printed, G ** 2 * b)
     m_ip = match(inverse, b / G ** 2)
     residual = (3 - sum(m_ip)) + (3 - sum(m_pm)) + (1 if all(m_pp) else 0)
@@ -360,6 +380,23 @@ def lazy_symbolic(p):
         "inverse_vs_G^-2b": m_ip,
         "proved": "(u/G, v/G^2, w/G^2, Gt) maps Eq 7 to Eq 43; the printed (Gu, G^2v, G^2w, t/G) maps it to b -> G^2 b"},
         message="mismatches of the corrected and G^+2 identities (plus 1 if the printed form matched Eq 43)")
+
+
+@lazy.symbolic(timeout=60)
+def lazy_symbolic(p):
+    """Chain rule for both substitutions against Eq 43 (G^-2 b) and the G^+2 b form (sympy.together)."""
+    return _lazy_symbolic_core()
+
+
+@lazy.mutant({
+    'time_not_rescaled': "the corrected substitution without t' = G t",
+    'w_scaled_like_u': "w' = w/G (like u) instead of w/G^2",
+}, timeout=60)
+def lazy_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _lazy_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================
@@ -460,8 +497,7 @@ def random_features_stated(p):
     return _rf_outcome(p, printed=True)
 
 
-@random_features.symbolic(timeout=60)
-def random_features_symbolic(p):
+def _random_features_symbolic_core(variant="stated"):
     """Eq 10's u* solves u^2 - A_H u - A_L^2 = 0 (so u* < h iff h^2 - A_H h - A_L^2 > 0 for h > 0); moments of
     A_H = a(X - rho Y); Eq 48 = d/dh Eq 47; the corrected density integrates the corrected CDF."""
     AH = sp.Symbol("A_H", real=True)
@@ -473,10 +509,12 @@ def random_features_symbolic(p):
     muX = muY = G
     varX = varY = G ** 2
     mean = sp.expand(a * muX - a * rho * muY - a * G * (1 - rho))
-    var = sp.expand(a ** 2 * varX + (a * rho) ** 2 * varY - a ** 2 * G ** 2 * (1 + rho ** 2))
+    stated_var = 2 * a ** 2 * G ** 2 if variant == "variance_printed" else a ** 2 * G ** 2 * (1 + rho ** 2)
+    var = sp.expand(a ** 2 * varX + (a * rho) ** 2 * varY - stated_var)
     Phi = lambda z: (1 + sp.erf(z / sp.sqrt(2))) / 2  # noqa: E731
     z = (h - AL ** 2 / h) / (sp.sqrt(2) * a * G)
-    f48 = (1 + AL ** 2 / h ** 2) / (2 * sp.sqrt(sp.pi) * a * G) * sp.exp(-z ** 2 / 2)
+    norm48 = 2 * a * G if variant == "density_no_sqrt_pi" else 2 * sp.sqrt(sp.pi) * a * G
+    f48 = (1 + AL ** 2 / h ** 2) / norm48 * sp.exp(-z ** 2 / 2)
     d48 = sp.expand(sp.together(sp.diff(Phi(z), h) / f48)) - 1
     zc = (h - AL ** 2 / h - a * G * (1 - rho)) / (a * G * sp.sqrt(1 + rho ** 2))
     fc = (1 + AL ** 2 / h ** 2) / (sp.sqrt(2 * sp.pi * (1 + rho ** 2)) * a * G) * sp.exp(-zc ** 2 / 2)
@@ -492,6 +530,24 @@ def random_features_symbolic(p):
         "proved": "Eqs 44-45 reduce to a quadratic sign; A_H ~ N(aG(1-rho), a^2G^2(1+rho^2)) (printed: rho = 1); "
                   "Eq 48 = d/dh Eq 47"},
         message="identities that did not reduce to 0")
+
+
+@random_features.symbolic(timeout=60)
+def random_features_symbolic(p):
+    """Eq 10's u* solves u^2 - A_H u - A_L^2 = 0 (so u* < h iff h^2 - A_H h - A_L^2 > 0 for h > 0); moments of
+    A_H = a(X - rho Y); Eq 48 = d/dh Eq 47; the corrected density integrates the corrected CDF."""
+    return _random_features_symbolic_core()
+
+
+@random_features.mutant({
+    'density_no_sqrt_pi': 'Eq 48 with 1/(2 a G) (the sqrt(pi) dropped from the normalisation)',
+    'variance_printed': 'Var[A_H] = 2 a^2 G^2 as printed (Eq 46, true only at rho = 1)',
+}, timeout=60)
+def random_features_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _random_features_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 @random_features.reproduction
@@ -635,8 +691,7 @@ def linearisation_about_x1(p):
     return _lin_outcome(p, centre="x1")
 
 
-@linearisation.symbolic(timeout=60)
-def linearisation_symbolic(p):
+def _linearisation_symbolic_core(variant="stated"):
     """Scalar Taylor check: for h = sum c_k x^k (k <= 5), h(m+e/2) - h(m-e/2) - h'(m) e has no e^2 term and its e^3
     coefficient is h'''(m)/24; the pointwise error h(m-e/2) - h(m) + h'(m) e/2 has e^2 coefficient h''(m)/8."""
     m, e = sp.symbols("m e")
@@ -645,9 +700,11 @@ def linearisation_symbolic(p):
     hh = sum(ci * x ** k for k, ci in enumerate(c))
     h = lambda z: hh.subs(x, z)  # noqa: E731
     d1 = sp.diff(hh, x).subs(x, m)
-    diff = sp.expand(h(m + e / 2) - h(m - e / 2) - d1 * e)
-    point = sp.expand(h(m - e / 2) - h(m) + d1 * e / 2)
-    checks = {"e^0": diff.coeff(e, 0), "e^1": diff.coeff(e, 1), "e^2": diff.coeff(e, 2),
+    # x_1 = m - e/2, x_2 = m + e/2: the statement's coefficient c of D_h (x_i - x_-i) is 1/2
+    c_ = {"factor_one": 1, "sign_flipped": -sp.Rational(1, 2)}.get(variant, sp.Rational(1, 2))
+    diff = sp.expand(h(m + e / 2) - h(m - e / 2) - 2 * c_ * d1 * e)
+    point = sp.expand(h(m - e / 2) - h(m) + c_ * d1 * e)
+    checks = {"pointwise e^1": point.coeff(e, 1),"e^0": diff.coeff(e, 0), "e^1": diff.coeff(e, 1), "e^2": diff.coeff(e, 2),
               "e^3 - h'''/24": sp.expand(diff.coeff(e, 3) - sp.diff(hh, x, 3).subs(x, m) / 24),
               "e^4": diff.coeff(e, 4),
               "pointwise e^2 - h''/8": sp.expand(point.coeff(e, 2) - sp.diff(hh, x, 2).subs(x, m) / 8)}
@@ -656,6 +713,24 @@ def linearisation_symbolic(p):
         "method": "sympy.expand of a quintic", "nonzero": bad,
         "proved": "centred difference error = h'''(m) e^3/24 + O(e^5); pointwise error = h''(m) e^2/8 + O(e^3)"},
         message="coefficients that did not vanish")
+
+
+@linearisation.symbolic(timeout=60)
+def linearisation_symbolic(p):
+    """Scalar Taylor check: for h = sum c_k x^k (k <= 5), h(m+e/2) - h(m-e/2) - h'(m) e has no e^2 term and its e^3
+    coefficient is h'''(m)/24; the pointwise error h(m-e/2) - h(m) + h'(m) e/2 has e^2 coefficient h''(m)/8."""
+    return _linearisation_symbolic_core()
+
+
+@linearisation.mutant({
+    'factor_one': 'h(x_i) ~ h(xbar) + D_h (x_i - x_-i) (the 1/2 dropped)',
+    'sign_flipped': 'h(x_i) ~ h(xbar) - 1/2 D_h (x_i - x_-i)',
+}, timeout=60)
+def linearisation_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _linearisation_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 @linearisation.reproduction
@@ -758,8 +833,7 @@ def linear_net_uncentred(p):
     return _linear_outcome(p, centred=False)
 
 
-@linear_net.symbolic(timeout=60)
-def linear_net_symbolic(p):
+def _linear_net_symbolic_core(variant="stated"):
     """2x2x2 symbolic instance: Eq 16 loss - network loss and the three gradient differences expand to 0."""
     Dh = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"h{i}{j}"))
     Dy = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"y{i}{j}"))
@@ -767,7 +841,8 @@ def linear_net_symbolic(p):
     x = [sp.Matrix(2, 1, lambda i, j, k=k: sp.Symbol(f"x{k}{i}")) for k in (1, 2)]
     y = [sp.Matrix(2, 1, lambda i, j, k=k: sp.Symbol(f"t{k}{i}")) for k in (1, 2)]
     xbar = (x[0] + x[1]) / 2
-    eff = [yb + Dy * Dh * (x[i] - x[1 - i]) / 2 for i in (0, 1)]          # Eq 5
+    half = 1 if variant == "no_half" else sp.Rational(1, 2)
+    eff = [yb + Dy * Dh * (x[i] - x[1 - i]) * half for i in (0, 1)]          # Eq 5
     net = [Dy * (Dh * (x[i] - xbar)) + yb for i in (0, 1)]                 # centred two-layer net
     L = lambda preds: sum(((pr - t).T * (pr - t))[0] for pr, t in zip(preds, y)) / 4  # noqa: E731
     Le, Ln = L(eff), L(net)
@@ -775,7 +850,7 @@ def linear_net_symbolic(p):
     nonzero = int(sp.expand(Le - Ln) != 0)
     dX, dY = x[1] - x[0], y[1] - y[0]
     dy = Dy * Dh * dX
-    g_h = (Dy.T * (dy - dY) * dX.T) / 4
+    g_h = (Dy.T * (dy - dY) * dX.T) / (2 if variant == "gradient_half" else 4)
     nonzero += sum(1 for i in range(2) for j in range(2) if sp.expand(sp.diff(Ln, Dh[i, j]) - g_h[i, j]) != 0)
     nonzero += sum(1 for k in params if sp.expand(sp.diff(Le, k) - sp.diff(Ln, k)) != 0)
     return Outcome(residual=nonzero, tolerance=0, values={
@@ -783,6 +858,23 @@ def linear_net_symbolic(p):
         "proved": "L_Eq16(D_h, D_y, ybar) = MSE of f(x) = D_y D_h (x - xbar) + ybar as polynomials; equal gradients; "
                   "dL/dD_h = 1/4 D_y^T (dy - Delta y) Delta x^T"},
         message="entries that did not expand to zero")
+
+
+@linear_net.symbolic(timeout=60)
+def linear_net_symbolic(p):
+    """2x2x2 symbolic instance: Eq 16 loss - network loss and the three gradient differences expand to 0."""
+    return _linear_net_symbolic_core()
+
+
+@linear_net.mutant({
+    'no_half': 'Eq 5 without the 1/2: ybar + D_y D_h (x_i - x_-i)',
+    'gradient_half': 'dL/dD_h = 1/2 D_y^T (dy - Delta y) Delta x^T (the printed Eq 17 factor, E1)',
+}, timeout=60)
+def linear_net_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _linear_net_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================
@@ -851,17 +943,35 @@ def universality_a_alone(p):
     return _u1_outcome(p, scale_a_only=True)
 
 
-@universality.symbolic(timeout=60)
-def universality_symbolic(p):
+def _universality_symbolic_core(variant="stated"):
     """Eq 7 field: invariant under (a, tau_h) -> (lam a, lam tau_h); divided by c under both tau's -> c tau's."""
     th, ty, a, b, u, v, w, lam, c = sp.symbols("tau_h tau_y a b u v w lam c", positive=True)
     f = [-a / th * w, -w * (u / ty + a / th * v / u),
          -(3 * w - v + b) * u / (2 * ty) - a / (2 * th) * (v + w) * w / u]
-    n1 = sum(1 for e in f if sp.expand(sp.together(e.subs({a: lam * a, th: lam * th}, simultaneous=True) - e)) != 0)
-    n2 = sum(1 for e in f if sp.expand(sp.together(e.subs({th: c * th, ty: c * ty}, simultaneous=True) - e / c)) != 0)
+    th_new = th / lam if variant == "a_times_tau_h" else lam * th
+    cc = c ** 2 if variant == "time_unit_squared" else c
+    n1 = sum(1 for e in f if sp.expand(sp.together(e.subs({a: lam * a, th: th_new}, simultaneous=True) - e)) != 0)
+    n2 = sum(1 for e in f if sp.expand(sp.together(e.subs({th: c * th, ty: c * ty}, simultaneous=True) - e / cc)) != 0)
     return Outcome(residual=n1 + n2, tolerance=0, values={
         "method": "sympy.together/expand", "proved": "Eq 7 depends on a, tau_h only via a/tau_h; tau's set the time unit"},
         message="field components that changed")
+
+
+@universality.symbolic(timeout=60)
+def universality_symbolic(p):
+    """Eq 7 field: invariant under (a, tau_h) -> (lam a, lam tau_h); divided by c under both tau's -> c tau's."""
+    return _universality_symbolic_core()
+
+
+@universality.mutant({
+    'a_times_tau_h': 'a and tau_h enter only via a tau_h (invariance under (a, tau_h) -> (lam a, tau_h/lam))',
+    'time_unit_squared': "tau's -> c tau's divides the field by c^2",
+}, timeout=60)
+def universality_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _universality_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
 
 
 # ===========================================================================
