@@ -246,21 +246,63 @@ def _(p):
 svals.property(over=("d", "N", "seed", "zeros", "construction"), max_examples=15)
 
 
-@svals.symbolic(timeout=60)
-def _(p):
-    """charpoly(A^TA) = charpoly(AA^T) for a symbolic square A (d = 2, 3), and x^(n-m) charpoly(AA^T) for m x n."""
+#: the spectral invariant the statement says is shared by the layers of a balanced W: the characteristic polynomial
+#: of W_p^T W_p (squared singular values), and the nearest misreading, that of W_p itself (eigenvalues)
+SVALS_VARIANTS = {
+    "stated": lambda W, x: (W.T * W).charpoly(x).as_expr(),
+    "eigenvalues": lambda W, x: W.charpoly(x).as_expr(),
+}
+
+
+def _svals_prove(variant="stated"):
+    """(i) charpoly(A^TA) = x^(n-m) charpoly(AA^T) for a symbolic A (the proof's lemma); (ii) on balanced pairs
+    W_p = U L V^T, W_{p+1} = Q L U^T (L = diag of free symbols, U, V, Q exact rational orthogonal: every full-rank
+    solution of (4.4) for the pair has this form) the invariant of W_{p+1} minus that of W_p.  Returns
+    (lemma failures, nonzero coefficients of (ii), instances)."""
     x = sp.Symbol("x")
-    bad, inst = 0, []
+    lemma, inst = 0, []
     for m, n in [(2, 2), (3, 3), (2, 3)]:
         A = sp.Matrix(m, n, lambda i, j: sp.Symbol(f"a{i}{j}"))
         lhs = (A.T * A).charpoly(x).as_expr()
         rhs = (A * A.T).charpoly(x).as_expr() * x ** (n - m)
-        bad += int(sp.expand(lhs - rhs) != 0)
+        lemma += int(sp.expand(lhs - rhs) != 0)
         inst.append([m, n])
-    return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy charpoly + expand", "instances": inst,
+    pair = 0
+    for d in (2, 3):
+        lam = sp.diag(*sp.symbols(f"l1:{d + 1}", positive=True))
+        Qs = []
+        for s in range(3):
+            S = sp.zeros(d, d)
+            for i, (k, l) in enumerate(pairs(d)):
+                S[k, l] = sp.Rational(s + i + 1, 3 + s)
+                S[l, k] = -S[k, l]
+            Qs.append(_rational_orthogonal(S))
+        Q, U, V = Qs
+        Wp, Wp1 = U * lam * V.T, Q * lam * U.T
+        assert all(sp.expand(e) == 0 for e in Wp1.T * Wp1 - Wp * Wp.T)  # the pair is balanced (4.4)
+        f = SVALS_VARIANTS[variant]
+        pair += sum(1 for c in sp.Poly(sp.expand(f(Wp1, x) - f(Wp, x)), x).all_coeffs() if sp.cancel(c) != 0)
+    return lemma, pair, inst
+
+
+@svals.symbolic(timeout=60)
+def _(p):
+    """charpoly(A^TA) = charpoly(AA^T) for a symbolic square A (d = 2, 3), and x^(n-m) charpoly(AA^T) for m x n;
+    on symbolic balanced pairs (d = 2, 3) the layers' charpoly(W^TW) agree."""
+    lemma, pair, inst = _svals_prove()
+    return Outcome(residual=lemma + pair, tolerance=0, values={
+        "method": "sympy charpoly + expand", "instances": inst + ["balanced pairs d = 2, 3, free singular values"],
         "proved": "spec(A^TA) = spec(AA^T) (up to zeros); with (4.4) sigma(W_{p+1}) = sigma(W_p)"},
-        message="number of instances where the characteristic polynomials differ")
+        message="number of instances / coefficients where the characteristic polynomials differ")
+
+
+@svals.mutant({"eigenvalues": "'the eigenvalues of each W_p are the same' (charpoly(W_p) for charpoly(W_p^TW_p))"},
+              timeout=60)
+def _(p, variant):
+    """The statement perturbed, through the same procedure: the balanced pairs must separate it."""
+    lemma, pair, _ = _svals_prove(variant)
+    return Outcome(residual=pair, tolerance=0, values={"nonzero_coefficients": pair},
+                   message=f"{pair} coefficients of charpoly(W_(p+1)) - charpoly(W_p) on balanced pairs are nonzero")
 
 
 @svals.falsifier("unbalanced", search=("seed",))
@@ -388,11 +430,21 @@ def _rational_orthogonal(S):
     return (I - S) * (I + S).inv()
 
 
-@dim.symbolic(timeout=60)
-def _(p):
-    """The count Nd^2 - (N-1)d(d+1)/2 = (4.6) as polynomials; exact ranks of dC and D z at rational balanced points."""
+#: the dimension of M as printed (4.6) and its nearest misprints, as functions of (d, N)
+DIM_VARIANTS = {
+    "stated": lambda d, N: d**2 + (N - 1) * d * (d - 1) / 2,
+    "sign_flipped": lambda d, N: d**2 + (N - 1) * d * (d + 1) / 2,
+    "depth_shifted": lambda d, N: d**2 + N * d * (d - 1) / 2,
+}
+
+
+def _dim_prove(variant="stated"):
+    """The count Nd^2 - (N-1)d(d+1)/2 minus the formula as polynomials, and at rational balanced points the
+    dimension Nd^2 - rank dC (exact rank of the Jacobian of W -> (C_p)) minus the formula; at a rank-deficient
+    point rank dC must drop.  Returns (failures, rows)."""
     d, N = sp.symbols("d N")
-    bad = int(sp.expand(N * d**2 - (N - 1) * d * (d + 1) / 2 - (d**2 + (N - 1) * d * (d - 1) / 2)) != 0)
+    dim_of = DIM_VARIANTS[variant]
+    bad = int(sp.expand(N * d**2 - (N - 1) * d * (d + 1) / 2 - dim_of(d, N)) != 0)
     rows = []
     for dd, NN, lam in [(2, 2, (2, 1)), (3, 3, (sp.Rational(3, 2), 1, sp.Rational(1, 2))),
                         (3, 3, (sp.Rational(3, 2), 1, 0))]:
@@ -413,14 +465,35 @@ def _(p):
         J = F.jacobian(X).subs(dict(zip(X, [x for W in Ws for x in W])))
         rank = J.rank()
         full = sum(1 for x in lam if x != 0) == dd
-        want = (NN - 1) * dd * (dd + 1) // 2 if full else None
-        bad += int(rank != want) if full else int(rank >= (NN - 1) * dd * (dd + 1) // 2)
+        if full:  # implicit function theorem: M is a manifold of dimension Nd^2 - rank dC near the point
+            bad += int(NN * dd**2 - rank != dim_of(dd, NN))
+        else:
+            bad += int(rank >= (NN - 1) * dd * (dd + 1) // 2)
         rows.append({"d": dd, "N": NN, "lambda": [str(x) for x in lam], "rank_dC": int(rank),
-                     "expected_full": (NN - 1) * dd * (dd + 1) // 2})
+                     "expected_full": (NN - 1) * dd * (dd + 1) // 2, "formula": str(dim_of(dd, NN))})
+    return bad, rows
+
+
+@dim.symbolic(timeout=60)
+def _(p):
+    """The count Nd^2 - (N-1)d(d+1)/2 = (4.6) as polynomials; Nd^2 - rank dC = (4.6) by exact ranks at rational
+    balanced points."""
+    bad, rows = _dim_prove()
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.expand; exact rational rank (Cayley-transform frames)", "instances": rows,
         "proved": "Nd^2-(N-1)d(d+1)/2 = d^2+(N-1)d(d-1)/2; dC surjective at the full-rank rational points"},
         message="number of failed identities / rank conditions")
+
+
+@dim.mutant({
+    "sign_flipped": "dim M = d^2 + (N-1)d(d+1)/2 (d+1 for d-1)",
+    "depth_shifted": "dim M = d^2 + N d(d-1)/2 (N for N-1)",
+}, timeout=60)
+def _(p, variant):
+    """(4.6) perturbed, through the same procedure: the count and the exact ranks must disagree with it."""
+    bad, _ = _dim_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{bad} identities / rank conditions fail for (4.6, {variant})")
 
 
 @dim.falsifier("rank_deficient", search=("seed",), fixed={"zeros": 1})
@@ -534,14 +607,28 @@ def _(p):
 e2e.property(over=("d", "N", "seed", "energy", "init"), max_examples=15)
 
 
-@e2e.symbolic(timeout=60)
-def _(p):
-    """d/dt phi(W + tV)|_{t=0} with V_p = -A_{p+1}^T E' B_{p-1}^T (free-symbol E') expands to (4.9)."""
+#: the p-th term of (4.9) as printed, A_{p+1}A_{p+1}^T E' B_{p-1}^T B_{p-1}, and its nearest misprints
+_A, _B = dln.partial_A, dln.partial_B
+E2E_VARIANTS = {
+    "stated": lambda Ws, q, Ep: _A(Ws, q + 1) * _A(Ws, q + 1).T * Ep * (_B(Ws, q - 1).T * _B(Ws, q - 1)),
+    # B_{p-1}B_{p-1}^T as on seed line 564
+    "line564_BBt": lambda Ws, q, Ep: _A(Ws, q + 1) * _A(Ws, q + 1).T * Ep * (_B(Ws, q - 1) * _B(Ws, q - 1).T),
+    # A_p A_p^T for A_{p+1}A_{p+1}^T
+    "A_index_shifted": lambda Ws, q, Ep: _A(Ws, q) * _A(Ws, q).T * Ep * (_B(Ws, q - 1).T * _B(Ws, q - 1)),
+}
+_E2E_INSTANCES = [(1, 2), (1, 4), (2, 2), (2, 3), (3, 2), (2, 3, 1, 2)]
+
+
+def _e2e_g_prove(variant="stated"):
+    """Worst count over the instances of entries of d/dt phi(W - tD)|_{t=0} (sympy diff of the product, D the
+    chain-rule gradient with E' free) minus (4.9) (variant) that do not expand to 0; any layers (unbalanced,
+    rectangular).  The B B^T misprint only type-checks on square layers: rectangular instances are skipped for it."""
     t = sp.Symbol("t")
-    instances = [(1, 2), (1, 4), (2, 2), (2, 3), (3, 2), (2, 3, 1, 2)]
     worst = 0
-    for inst in instances:
+    for inst in _E2E_INSTANCES:
         widths = [inst[0]] * (inst[1] + 1) if len(inst) == 2 else list(inst)
+        if variant == "line564_BBt" and len(set(widths)) > 1:
+            continue
         N = len(widths) - 1
         Ws = [sp.Matrix(widths[q], widths[q - 1], lambda i, j, q=q: sp.Symbol(f"w{q}_{i}{j}"))
               for q in range(N, 0, -1)]
@@ -551,13 +638,30 @@ def _(p):
         lhs = moved.diff(t).subs(t, 0)
         rhs = sp.zeros(widths[-1], widths[0])
         for q in range(1, N + 1):
-            A, B = dln.partial_A(Ws, q + 1), dln.partial_B(Ws, q - 1)
-            rhs -= A * A.T * Ep * (B.T * B)
+            rhs -= E2E_VARIANTS[variant](Ws, q, Ep)
         worst = max(worst, sum(1 for e in (lhs - rhs) if sp.expand(e) != 0))
+    return worst
+
+
+@e2e.symbolic(timeout=60)
+def _(p):
+    """d/dt phi(W + tV)|_{t=0} with V_p = -A_{p+1}^T E' B_{p-1}^T (free-symbol E') expands to (4.9)."""
+    worst = _e2e_g_prove()
     return Outcome(residual=worst, tolerance=0, values={
-        "method": "sympy diff (product rule (7.10)) + expand", "instances": [list(i) for i in instances],
+        "method": "sympy diff (product rule (7.10)) + expand", "instances": [list(i) for i in _E2E_INSTANCES],
         "proved": "(7.10) = (4.9) for arbitrary E' and arbitrary (unbalanced, rectangular) layers"},
         message="number of entries that did not expand to zero")
+
+
+@e2e.mutant({
+    "line564_BBt": "B_{p-1}B_{p-1}^T for B_{p-1}^TB_{p-1} (the transpose slip of seed line 564)",
+    "A_index_shifted": "A_pA_p^T for A_{p+1}A_{p+1}^T (index shifted p+1 -> p)",
+}, timeout=60)
+def _(p, variant):
+    """(4.9) perturbed, through the same procedure: entries must stay nonzero."""
+    worst = _e2e_g_prove(variant)
+    return Outcome(residual=worst, tolerance=0, values={"nonzero_entries": worst},
+                   message=f"up to {worst} entries of d/dt phi - (4.9, {variant}) did not expand to zero")
 
 
 @e2e.falsifier("thm2_prefactor", search=("seed",), fixed={"init": "random"})
@@ -654,21 +758,27 @@ def _(p):
 gd.property(over=("d", "N", "seed", "eta", "energy", "init"), max_examples=15)
 
 
-@gd.symbolic(timeout=60)
-def _(p):
-    """Free-symbol E' and eta: C^+ - C - eta^2(D_{p+1}^TD_{p+1} - D_pD_p^T) expands to 0; d=1 scalar formula."""
+#: the one-step drift of C_p as printed, eta^2 (D_{p+1}^TD_{p+1} - D_pD_p^T), and its nearest misprints
+GD_VARIANTS = {
+    "stated": lambda eta, D1, D0: eta**2 * (D1.T * D1 - D0 * D0.T),
+    "sign_flipped": lambda eta, D1, D0: eta**2 * (D1.T * D1 + D0 * D0.T),
+    "transposes_swapped": lambda eta, D1, D0: eta**2 * (D1 * D1.T - D0.T * D0),
+}
+
+
+def _gd_prove(variant="stated"):
+    """Worst count of entries of C(W - eta D) - C(W) - (drift, variant) that do not expand to zero (E', eta free;
+    square layers), plus the failures of the d = 1 scalar corollary C^+ = (1 - eta^2 e^2 prod w_q^2) C."""
     eta = sp.Symbol("eta")
-    instances = [(1, 3), (2, 2), (2, 3), (3, 2)]
     worst = 0
-    for d, N in instances:
+    for d, N in _GD_INSTANCES:
         Ws = [sp.Matrix(d, d, lambda i, j, q=q: sp.Symbol(f"w{q}_{i}{j}")) for q in range(N, 0, -1)]
         Ep = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"e_{i}{j}"))
         D = dln.grads(Ws, Ep)
         new = [w - eta * g for w, g in zip(Ws, D)]
         C0, C1 = dln.conserved(Ws), dln.conserved(new)
         for q in range(1, N):
-            Dq1, Dq = D[N - q - 1], D[N - q]
-            expr = (C1[q - 1] - C0[q - 1]) - eta**2 * (Dq1.T * Dq1 - Dq * Dq.T)
+            expr = (C1[q - 1] - C0[q - 1]) - GD_VARIANTS[variant](eta, D[N - q - 1], D[N - q])
             worst = max(worst, sum(1 for e in expr if sp.expand(e) != 0))
     # scalar case d = 1, N = 4: C_p^+ = (1 - eta^2 e^2 prod_{q != p, p+1} w_q^2) C_p
     w = sp.symbols("w1:5")
@@ -681,11 +791,32 @@ def _(p):
     for q in range(1, 4):
         others = sp.Mul(*[w[k - 1] ** 2 for k in range(1, 5) if k not in (q, q + 1)])
         scalar_bad += int(sp.expand(C1[q - 1][0] - (1 - eta**2 * e**2 * others) * C0[q - 1][0]) != 0)
+    return worst, scalar_bad
+
+
+_GD_INSTANCES = [(1, 3), (2, 2), (2, 3), (3, 2)]
+
+
+@gd.symbolic(timeout=60)
+def _(p):
+    """Free-symbol E' and eta: C^+ - C - eta^2(D_{p+1}^TD_{p+1} - D_pD_p^T) expands to 0; d=1 scalar formula."""
+    worst, scalar_bad = _gd_prove()
     return Outcome(residual=worst + scalar_bad, tolerance=0, values={
-        "method": "sympy.expand", "instances": [list(i) for i in instances] + [[1, 4, "scalar formula"]],
+        "method": "sympy.expand", "instances": [list(i) for i in _GD_INSTANCES] + [[1, 4, "scalar formula"]],
         "proved": "exact one-step identity for all E', eta; scalar: C^+ = (1 - eta^2 e^2 prod w_q^2) C, "
                   "so C = 0 is GD-invariant when d = 1"},
         message="number of entries that did not expand to zero")
+
+
+@gd.mutant({
+    "sign_flipped": "C^+ - C = eta^2 (D_{p+1}^TD_{p+1} + D_pD_p^T) (the sum, not the difference)",
+    "transposes_swapped": "C^+ - C = eta^2 (D_{p+1}D_{p+1}^T - D_p^TD_p) (transposes on the wrong side)",
+}, timeout=60)
+def _(p, variant):
+    """The one-step identity perturbed, through the same procedure: entries must stay nonzero."""
+    worst, _ = _gd_prove(variant)
+    return Outcome(residual=worst, tolerance=0, values={"nonzero_entries": worst},
+                   message=f"up to {worst} entries of C^+ - C - (drift, {variant}) did not expand to zero")
 
 
 @gd.falsifier("gd_preserves_M0", search=("seed",), fixed={"d": 2, "init": "balanced", "eta": 0.1})
@@ -939,13 +1070,22 @@ def _(p):
 sde.property(over=("d", "N", "seed"), max_examples=4)
 
 
-@sde.symbolic(timeout=60)
-def _(p):
-    """One EM step, expectation over dB (E dB = 0, E dB_a dB_b = delta_ab dt): sigma^2 dd I dt + dt^2 (GD term)."""
+#: the Ito correction of E dC_p as printed, sigma^2 (d_{p+1} - d_{p-1}) I dt, and its nearest misprints
+SDE_VARIANTS = {
+    "stated": lambda w, q: w[q + 1] - w[q - 1],
+    "sign_flipped": lambda w, q: w[q - 1] - w[q + 1],
+    "widths_index_shifted": lambda w, q: w[q + 1] - w[q],
+}
+_SDE_INSTANCES = [(2, 2, 2), (1, 2, 3), (2, 1, 2), (1, 1, 1, 1)]
+
+
+def _sde_prove(variant="stated"):
+    """Worst count of entries of E[C_p^+ - C_p | W] for one Euler-Maruyama step (expectation taken on the
+    polynomial in the increments: E dB = 0, E dB_a dB_b = delta_ab dt) minus sigma^2 (width factor, variant) dt I
+    + dt^2 (D_{p+1}^TD_{p+1} - D_pD_p^T) that do not expand to zero."""
     dt, sigma = sp.symbols("dt sigma", positive=True)
-    instances = [(2, 2, 2), (1, 2, 3), (2, 1, 2), (1, 1, 1, 1)]
     worst = 0
-    for widths in instances:
+    for widths in _SDE_INSTANCES:
         N = len(widths) - 1
         Ws = [sp.Matrix(widths[q], widths[q - 1], lambda i, j, q=q: sp.Symbol(f"w{q}_{i}{j}"))
               for q in range(N, 0, -1)]
@@ -971,16 +1111,34 @@ def _(p):
 
         for q in range(1, N):
             Dq1, Dq = D[N - q - 1], D[N - q]
-            want = sigma**2 * (widths[q + 1] - widths[q - 1]) * dt * sp.eye(widths[q]) \
+            want = sigma**2 * SDE_VARIANTS[variant](widths, q) * dt * sp.eye(widths[q]) \
                 + dt**2 * (Dq1.T * Dq1 - Dq * Dq.T)
             diff = (C1[q - 1] - C0[q - 1]).applyfunc(expect) - want
             worst = max(worst, sum(1 for e in diff if sp.expand(e) != 0))
+    return worst
+
+
+@sde.symbolic(timeout=60)
+def _(p):
+    """One EM step, expectation over dB (E dB = 0, E dB_a dB_b = delta_ab dt): sigma^2 dd I dt + dt^2 (GD term)."""
+    worst = _sde_prove()
     return Outcome(residual=worst, tolerance=0, values={
         "method": "sympy Poly in the increments, Gaussian moments up to order 2, expand",
-        "instances": [list(i) for i in instances],
+        "instances": [list(i) for i in _SDE_INSTANCES],
         "proved": "E[C_p^+ - C_p | W] = sigma^2 (d_{p+1}-d_{p-1}) dt I + dt^2 (D_{p+1}^TD_{p+1}-D_pD_p^T) "
                   "for Euler-Maruyama; the Ito limit gives E dC_p = sigma^2 (d_{p+1}-d_{p-1}) I dt"},
         message="number of entries that did not expand to zero")
+
+
+@sde.mutant({
+    "sign_flipped": "E dC_p = sigma^2 (d_{p-1} - d_{p+1}) I dt (the widths in the wrong order)",
+    "widths_index_shifted": "E dC_p = sigma^2 (d_{p+1} - d_p) I dt (index shifted p-1 -> p)",
+}, timeout=60)
+def _(p, variant):
+    """The Ito drift perturbed, through the same procedure: entries must stay nonzero (rectangular widths)."""
+    worst = _sde_prove(variant)
+    return Outcome(residual=worst, tolerance=0, values={"nonzero_entries": worst},
+                   message=f"up to {worst} entries of E[C^+ - C] - (drift, {variant}) did not expand to zero")
 
 
 @sde.falsifier("pathwise_conservation", search=("seed",))
@@ -1097,15 +1255,25 @@ def _(p):
 cone.property(over=("seed",), max_examples=12)
 
 
-@cone.symbolic(timeout=60)
-def _(p):
-    """Entries of W_2^TW_2 - W_1W_1^T are (4.25)-(4.27); |x|^3 div(grad f/|grad f|) = (m-n)|x|^2 - f; exact rank 3."""
+def _cone_system(x, variant="stated"):
+    """(4.25)-(4.27) as printed (left minus right side), and the nearest misprints."""
+    if variant == "transposes_swapped":  # read off W_2W_2^T - W_1^TW_1 instead of (4.4)
+        return [(x[4]**2 + x[5]**2) - (x[0]**2 + x[2]**2), (x[4]*x[6] + x[5]*x[7]) - (x[0]*x[1] + x[2]*x[3]),
+                (x[6]**2 + x[7]**2) - (x[1]**2 + x[3]**2)]
+    rhs_4_26 = x[0]*x[1] + x[2]*x[3] if variant == "index_4_26" else x[0]*x[2] + x[1]*x[3]
+    return [(x[4]**2 + x[6]**2) - (x[0]**2 + x[1]**2), (x[4]*x[5] + x[6]*x[7]) - rhs_4_26,
+            (x[5]**2 + x[7]**2) - (x[2]**2 + x[3]**2)]
+
+
+def _cone_prove(variant="stated"):
+    """Failures of: the entries of W_2^TW_2 - W_1W_1^T (4.4) against the system (variant); its (4.25) + (4.27)
+    being (4.28); |x|^3 div(grad f/|grad f|) = (m-n)|x|^2 - f on two cones; the system vanishing at a rational
+    balanced point with its Jacobian of rank 3 there (dim M = 8 - 3 = 5)."""
     x = sp.symbols("x1:9", real=True)
     W1 = sp.Matrix([[x[0], x[1]], [x[2], x[3]]])
     W2 = sp.Matrix([[x[4], x[5]], [x[6], x[7]]])
     C = W2.T * W2 - W1 * W1.T
-    printed = [(x[4]**2 + x[6]**2) - (x[0]**2 + x[1]**2), (x[4]*x[5] + x[6]*x[7]) - (x[0]*x[2] + x[1]*x[3]),
-               (x[5]**2 + x[7]**2) - (x[2]**2 + x[3]**2)]
+    printed = _cone_system(x, variant)
     bad = sum(int(sp.expand(a - b) != 0) for a, b in zip([C[0, 0], C[0, 1], C[1, 1]], printed))
     bad += int(sp.expand(C[1, 0] - C[0, 1]) != 0)
     bad += int(sp.expand(printed[0] + printed[2] - (sum(v**2 for v in x[4:]) - sum(v**2 for v in x[:4]))) != 0)
@@ -1129,11 +1297,29 @@ def _(p):
     J = F.jacobian(x).subs(dict(zip(x, list(W1n) + list(W2n))))
     rank = J.rank()
     bad += int(rank != 3) + int(any(sp.simplify(e) != 0 for e in F.subs(dict(zip(x, list(W1n) + list(W2n))))))
+    return bad, curv, int(rank)
+
+
+@cone.symbolic(timeout=60)
+def _(p):
+    """Entries of W_2^TW_2 - W_1W_1^T are (4.25)-(4.27); |x|^3 div(grad f/|grad f|) = (m-n)|x|^2 - f; exact rank 3."""
+    bad, curv, rank = _cone_prove()
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand / powsimp; exact rational rank", "mean_curvature": curv, "rank": int(rank),
+        "method": "sympy.expand / powsimp; exact rational rank", "mean_curvature": curv, "rank": rank,
         "proved": "(4.25)-(4.27) are the entries of (4.4); their sum is (4.28); H = 0 on the m = n = 4 cone, "
                   "H = (m-n)/|x| on the (3,5) cone; dim M = 8 - 3 = 5 at a rational balanced point"},
         message="number of failed identities")
+
+
+@cone.mutant({
+    "transposes_swapped": "the system read off W_2W_2^T = W_1^TW_1: x_5^2 + x_6^2 = x_1^2 + x_3^2, ...",
+    "index_4_26": "(4.26) with x_1x_2 + x_3x_4 on the right (row and column of W_1 confused)",
+}, timeout=60)
+def _(p, variant):
+    """(4.25)-(4.27) perturbed, through the same procedure: some identity must fail."""
+    bad, _, _ = _cone_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities failed for the system ({variant})")
 
 
 @cone.falsifier("unequal_cone", search=("seed",), fixed={"m": 3, "n": 5})
@@ -1287,16 +1473,38 @@ def _(p):
 bw.property(over=("d", "seed"), max_examples=10)
 
 
-@bw.symbolic(timeout=60)
-def _(p):
-    """d = 1: g^2(z,z) = min 2 w'^2 s.t. 2 w w' = z gives z^2/(2p); d_BW(p, p + eps z)^2 = eps^2 z^2/(4p) + O(eps^3)."""
+#: the factor c in g^2 = c g^BW: corrected 2, printed 1 (Remark 9), and 4 (|W|^2 counted as 4|W_1|^2)
+BW_FACTORS = {"corrected": 2, "as_printed": 1, "factor_4": 4}
+
+
+def _bw_prove(variant="corrected"):
+    """d = 1: g^2(z, z) = min 2 w'^2 subject to 2 w w' = z (the fibre of V over p is {+-sqrt p}: the lift is unique)
+    against the eps^2 coefficient of d_BW(p, p + eps z)^2; returns (ratio - factor, g2, gBW, ratio)."""
     p_, z, eps, w = sp.symbols("p z epsilon w", positive=True)
     g2 = 2 * (z / (2 * w)) ** 2  # the fibre is {+-w}: the lift of z is unique, w' = z / (2w)
     g2 = g2.subs(w, sp.sqrt(p_))
     dbw2 = p_ + (p_ + eps * z) - 2 * sp.sqrt(sp.sqrt(p_) * (p_ + eps * z) * sp.sqrt(p_))
     gbw = sp.series(dbw2 / eps**2, eps, 0, 1).removeO()
     ratio = sp.simplify(g2 / gbw)
-    return Outcome(residual=int(sp.simplify(ratio - 2) != 0), tolerance=0, values={
+    return sp.simplify(ratio - BW_FACTORS[variant]), g2, gbw, ratio
+
+
+@bw.symbolic(timeout=60)
+def _(p):
+    """d = 1: g^2(z,z) = min 2 w'^2 s.t. 2 w w' = z gives z^2/(2p); d_BW(p, p + eps z)^2 = eps^2 z^2/(4p) + O(eps^3)."""
+    diff, g2, gbw, ratio = _bw_prove()
+    return Outcome(residual=int(diff != 0), tolerance=0, values={
         "method": "sympy series in eps", "instances": ["d=1"], "g2": str(sp.simplify(g2)), "gBW": str(gbw),
         "ratio": str(ratio), "proved": "g^2 = 2 g^BW for d = 1 (the factor is |W|^2 = 2|W_1|^2 on V)"},
         message="1 if g^2 / g^BW != 2")
+
+
+@bw.mutant({
+    "as_printed": "g^2 = g^BW as printed in Remark 9 (no factor 2)",
+    "factor_4": "g^2 = 4 g^BW (|W|^2 counted as 4|W_1|^2)",
+}, timeout=60)
+def _(p, variant):
+    """The factor perturbed, through the same procedure: g^2/g^BW minus it must not vanish."""
+    diff, _, _, ratio = _bw_prove(variant)
+    return Outcome(residual=int(diff != 0), tolerance=0, values={"ratio_minus_factor": str(diff)},
+                   message=f"g^2/g^BW = {ratio}, minus the factor {BW_FACTORS[variant]} ({variant}) is {diff}")

@@ -151,18 +151,26 @@ gibbs = Claim(
 )
 
 
-@gibbs.symbolic(timeout=60)
-def _gibbs_symbolic(p):
-    """rho_beta = exp(-beta V) is annihilated by (10.3) for arbitrary V, and (10.3) is the adjoint of the
-    generator b.grad + (sigma^2/2) Laplacian of (10.2) with sigma = sqrt(2/beta) (up to a divergence)."""
+#: the Gibbs density and the noise amplitude of (10.2) as printed, and misprints: (rho(beta, V), sigma(beta))
+GIBBS_VARIANTS = {
+    "stated": (lambda beta, V: sp.exp(-beta * V), lambda beta: sp.sqrt(2 / beta)),
+    "temperature_inverted": (lambda beta, V: sp.exp(-V / beta), lambda beta: sp.sqrt(2 / beta)),
+    "noise_factor_2_dropped": (lambda beta, V: sp.exp(-beta * V), lambda beta: sp.sqrt(1 / beta)),
+}
+
+
+def _gibbs_prove(variant="stated"):
+    """Failures of: (10.3) annihilates rho (variant) for arbitrary V; r L f - f L^* r is a divergence for the
+    generator L = -grad V.grad + (sigma^2/2) Laplacian (sigma per variant), d = 1, 2, 3."""
+    rho_of, sigma_of = GIBBS_VARIANTS[variant]
     beta = sp.Symbol("beta", positive=True)
     worst, insts = 0, []
     for d in (1, 2, 3):
         xs = sp.symbols(f"x1:{d + 1}", real=True)
         V = sp.Function("V")(*xs)
         f = sp.Function("f")(*xs)
-        rho = sp.exp(-beta * V)
-        sigma = sp.sqrt(2 / beta)
+        rho = rho_of(beta, V)
+        sigma = sigma_of(beta)
         lap = lambda g: sum(sp.diff(g, x, 2) for x in xs)
         div = lambda F: sum(sp.diff(Fi, x) for Fi, x in zip(F, xs))
         grad = lambda g: [sp.diff(g, x) for x in xs]
@@ -175,10 +183,29 @@ def _gibbs_symbolic(p):
         adj = sp.expand(r * gen(f) - f * fp(r) - div(J))
         worst += int(stat != 0) + int(adj != 0)
         insts.append(f"d={d}, V and f arbitrary")
+    return worst, insts
+
+
+@gibbs.symbolic(timeout=60)
+def _gibbs_symbolic(p):
+    """rho_beta = exp(-beta V) is annihilated by (10.3) for arbitrary V, and (10.3) is the adjoint of the
+    generator b.grad + (sigma^2/2) Laplacian of (10.2) with sigma = sqrt(2/beta) (up to a divergence)."""
+    worst, insts = _gibbs_prove()
     return Outcome(residual=worst, tolerance=0, values={
         "method": "sympy.expand", "instances": insts,
         "proved": "beta^{-1} Lap rho_beta + div(rho_beta grad V) = 0; (10.3) = L^* for the Ito generator of (10.2)"},
         message="number of identities that did not reduce to zero")
+
+
+@gibbs.mutant({
+    "temperature_inverted": "rho = exp(-V/beta) (beta and 1/beta confused)",
+    "noise_factor_2_dropped": "(10.2) with noise sqrt(1/beta) dW (the 2 of sqrt(2/beta) dropped)",
+}, timeout=60)
+def _gibbs_mutant(p, variant):
+    """(10.2)-(10.3) perturbed, through the same procedure: an identity must fail."""
+    worst, _ = _gibbs_prove(variant)
+    return Outcome(residual=worst, tolerance=0, values={"failed": worst},
+                   message=f"{worst} identities did not reduce to zero for {variant}")
 
 
 def _ou_instance(p):
@@ -259,13 +286,18 @@ lb = Claim(
 )
 
 
-def _lb_generator_residual(h, xs, beta, f):
+def _lb_generator_residual(h, xs, beta, f, variant="stated"):
+    """Remainders of generator - beta^{-1} Delta_h f and b^i - beta^{-1} Delta_h x^i for the drift of (10.5) and
+    the diffusion beta^{-1} h^{ij} (variant sqrt_det_dropped: b^i = beta^{-1} d_j h^{ij}; diffusion_halved:
+    (2 beta)^{-1} h^{ij})."""
     hinv = h.inv()
     sq = sp.sqrt(h.det())
     n = len(xs)
-    b = [sum(sp.diff(sq * hinv[i, j], xs[j]) for j in range(n)) / sq / beta for i in range(n)]
+    w = sp.Integer(1) if variant == "sqrt_det_dropped" else sq
+    b = [sum(sp.diff(w * hinv[i, j], xs[j]) for j in range(n)) / w / beta for i in range(n)]
+    c = 2 * beta if variant == "diffusion_halved" else beta
     gen = sum(b[i] * sp.diff(f, xs[i]) for i in range(n)) + \
-        sum(hinv[i, j] * sp.diff(f, xs[i], xs[j]) for i in range(n) for j in range(n)) / beta
+        sum(hinv[i, j] * sp.diff(f, xs[i], xs[j]) for i in range(n) for j in range(n)) / c
     lap = sum(sp.diff(sq * sum(hinv[i, j] * sp.diff(f, xs[j]) for j in range(n)), xs[i]) for i in range(n)) / sq
     lapx = [sum(sp.diff(sq * hinv[i, j], xs[j]) for j in range(n)) / sq for i in range(n)]  # Delta_h x^i (h symm.)
     r1 = sp.cancel(sp.together(gen - lap / beta))
@@ -273,9 +305,9 @@ def _lb_generator_residual(h, xs, beta, f):
     return int(r1 != 0) + r2, b
 
 
-@lb.symbolic(timeout=60)
-def _lb_symbolic(p):
-    """Generator of dx = b dt + sqrt(2/beta) h^{-1/2} dW equals beta^{-1} Delta_h (10.4) for three 2-d metrics."""
+def _lb_prove(variant="stated"):
+    """Failures of the generator identity (10.4)-(10.5) on three 2-d metrics (variant of the drift / diffusion),
+    and of the coordinate invariance of Delta_h (polar vs Cartesian)."""
     beta = sp.Symbol("beta", positive=True)
     r, th = sp.symbols("r theta", positive=True)
     x, y = sp.symbols("x y", real=True)
@@ -286,7 +318,7 @@ def _lb_symbolic(p):
         ("polynomial", sp.Matrix([[2 + x**2, x * y / 2], [x * y / 2, 1 + y**2]]), (x, y)),
     ]:
         f = sp.Function("f")(*xs)
-        res, b = _lb_generator_residual(h, xs, beta, f)
+        res, b = _lb_generator_residual(h, xs, beta, f, variant)
         worst += res
         insts.append(f"{name}: h = {h.tolist()}")
         drifts[name] = [str(sp.simplify(bi)) for bi in b]
@@ -298,11 +330,29 @@ def _lb_symbolic(p):
     cs, sn = sp.symbols("c s")
     diff = sp.expand((lap_p - lap_c).subs({sp.cos(th): cs, sp.sin(th): sn}))
     worst += int(sp.reduced(diff, [cs**2 + sn**2 - 1], sn, cs)[1] != 0)   # modulo cos^2 + sin^2 = 1
+    return worst, insts, drifts
+
+
+@lb.symbolic(timeout=60)
+def _lb_symbolic(p):
+    """Generator of dx = b dt + sqrt(2/beta) h^{-1/2} dW equals beta^{-1} Delta_h (10.4) for three 2-d metrics."""
+    worst, insts, drifts = _lb_prove()
     return Outcome(residual=worst, tolerance=0, values={
         "method": "sympy.cancel / expand", "instances": insts, "drifts": drifts,
         "proved": "b^i d_i f + beta^{-1} h^{ij} d_ij f = beta^{-1} Delta_h f and b^i = beta^{-1} Delta_h x^i; "
                   "Delta_h is coordinate invariant (polar vs Cartesian, F = x^3y - 2xy^2 + x^4 + y)"},
         message="number of identities that did not reduce to zero")
+
+
+@lb.mutant({
+    "sqrt_det_dropped": "drift b^i = beta^{-1} d_j h^{ij} (|h|^{1/2} dropped from (10.5))",
+    "diffusion_halved": "diffusion (2 beta)^{-1} h^{ij} (noise sqrt(1/beta) for sqrt(2/beta))",
+}, timeout=60)
+def _lb_mutant(p, variant):
+    """(10.4)-(10.5) perturbed, through the same procedure: an identity must fail."""
+    worst, _, _ = _lb_prove(variant)
+    return Outcome(residual=worst, tolerance=0, values={"failed": worst},
+                   message=f"{worst} identities did not reduce to zero for {variant}")
 
 
 def _lb_run(p, with_sqrt_det=True):
@@ -688,16 +738,24 @@ entropy = Claim(
 )
 
 
-@entropy.symbolic(timeout=60)
-def _entropy_symbolic(p):
-    """(1/2) d_i (2 log van) = sum_{j!=i} 1/(x_i-x_j) (d <= 5); det of the Gram matrix of {[A_a, diag(x)]} over the
-    off-diagonal orthonormal basis of u(d) is van(x)^4 (d = 2, 3)."""
+#: the orbit entropy S(x) and the drift sum_{j != i} 1/(x_i - x_j) as printed, and misprints
+ISO_VARIANTS = {
+    "stated": (2, 1),        # S = 2 log van, drift sign +
+    "S_log_van": (1, 1),     # S = log van (the GOE count on the Hermitian orbit)
+    "sign_flipped": (2, -1),  # drift sum 1/(x_j - x_i)
+}
+
+
+def _iso_prove(variant="stated"):
+    """Failures of (1/2) d_i S = drift_i (sympy diff of S, d = 2..5) and of det Gram{[A_a, diag(x)]} = van^4 over
+    the off-diagonal orthonormal basis of u(d) (d = 2, 3): the orbit volume is van^2, so S = 2 log van."""
+    c, sgn = ISO_VARIANTS[variant]
     worst, insts = 0, []
     for d in range(2, 6):
         xs = sp.symbols(f"x1:{d + 1}", real=True)
-        S = 2 * sum(sp.log(xs[j] - xs[i]) for i in range(d) for j in range(i + 1, d))
+        S = c * sum(sp.log(xs[j] - xs[i]) for i in range(d) for j in range(i + 1, d))
         for i in range(d):
-            r = sp.together(sp.diff(S, xs[i]) / 2 - sum(1 / (xs[i] - xs[j]) for j in range(d) if j != i))
+            r = sp.together(sp.diff(S, xs[i]) / 2 - sgn * sum(1 / (xs[i] - xs[j]) for j in range(d) if j != i))
             worst += int(sp.cancel(r) != 0)
         insts.append(f"gradient d={d}")
     for d in (2, 3):
@@ -715,10 +773,29 @@ def _entropy_symbolic(p):
         van = sp.prod([xs[j] - xs[i] for i in range(d) for j in range(i + 1, d)])
         worst += int(sp.expand(G.det() - van**4) != 0)
         insts.append(f"Gram d={d}")
+    return worst, insts
+
+
+@entropy.symbolic(timeout=60)
+def _entropy_symbolic(p):
+    """(1/2) d_i (2 log van) = sum_{j!=i} 1/(x_i-x_j) (d <= 5); det of the Gram matrix of {[A_a, diag(x)]} over the
+    off-diagonal orthonormal basis of u(d) is van(x)^4 (d = 2, 3)."""
+    worst, insts = _iso_prove()
     return Outcome(residual=worst, tolerance=0, values={
         "method": "sympy.cancel / expand", "instances": insts,
         "proved": "(1/2) grad(2 log van) = sum 1/(x_i - x_j); det Gram{[A_a, X]} = van^4 (vol ∝ van^2)"},
         message="number of identities that did not reduce to zero")
+
+
+@entropy.mutant({
+    "S_log_van": "S = log van (the real-symmetric count) on the Hermitian orbit: the drift halves",
+    "sign_flipped": "drift sum_{j != i} 1/(x_j - x_i) (attraction for repulsion)",
+}, timeout=60)
+def _iso_mutant(p, variant):
+    """The entropy/drift perturbed, through the same procedure: identities must fail."""
+    worst, _ = _iso_prove(variant)
+    return Outcome(residual=worst, tolerance=0, values={"failed": worst},
+                   message=f"{worst} identities did not reduce to zero for {variant}")
 
 
 def _entropy_S(x, U, Q, real=False):
@@ -902,10 +979,17 @@ sphere = Claim(
 )
 
 
-@sphere.symbolic(timeout=60)
-def _sphere_symbolic(p):
-    """m^T P_m = 0, P_m^2 = P_m = P_m^T, tr(P_m P_m^T) = d-1 (d = 2..5); r = sqrt(r_0^2+(d-1)t) solves (11.11); the
-    mean curvature -div(m/r) m/r of S_r^{d-1} has magnitude (d-1)/r, so -H/2 is the radial speed."""
+#: the radius law as printed, r(t) = sqrt(r_0^2 + (d-1) t), and misprints
+SPHERE_VARIANTS = {
+    "stated": lambda r0, d, t: sp.sqrt(r0**2 + (d - 1) * t),
+    "dimension_shifted": lambda r0, d, t: sp.sqrt(r0**2 + d * t),
+    "factor_2": lambda r0, d, t: sp.sqrt(r0**2 + 2 * (d - 1) * t),
+}
+
+
+def _sphere_prove(variant="stated"):
+    """Failures of: m^T P = 0, P^2 = P, tr P P^T = d - 1, div(m/r) = (d-1)/r (the mean curvature), and of the
+    radius law (variant) solving r' = -H/2 = (d-1)/(2r), d = 2..5."""
     worst, insts = 0, []
     t, r0 = sp.symbols("t r0", positive=True)
     for d in range(2, 6):
@@ -918,13 +1002,32 @@ def _sphere_symbolic(p):
         n = m / sp.sqrt(r2)
         divn = sum(sp.diff(n[i], m[i]) for i in range(d))
         worst += int(sp.simplify(divn - (d - 1) / sp.sqrt(r2)) != 0)
-        r = sp.sqrt(r0**2 + (d - 1) * t)
+        r = SPHERE_VARIANTS[variant](r0, d, t)
         worst += int(sp.simplify(sp.diff(r, t) - (d - 1) / (2 * r)) != 0)
         insts.append(f"d={d}")
+    return worst, insts
+
+
+@sphere.symbolic(timeout=60)
+def _sphere_symbolic(p):
+    """m^T P_m = 0, P_m^2 = P_m = P_m^T, tr(P_m P_m^T) = d-1 (d = 2..5); r = sqrt(r_0^2+(d-1)t) solves (11.11); the
+    mean curvature -div(m/r) m/r of S_r^{d-1} has magnitude (d-1)/r, so -H/2 is the radial speed."""
+    worst, insts = _sphere_prove()
     return Outcome(residual=worst, tolerance=0, values={
         "method": "sympy.cancel / simplify (small scalars)", "instances": insts,
         "proved": "m^T P = 0, P idempotent symmetric, tr P P^T = d-1, div(m/r) = (d-1)/r, r' = (d-1)/(2r)"},
         message="number of identities that did not reduce to zero")
+
+
+@sphere.mutant({
+    "dimension_shifted": "r(t) = sqrt(r_0^2 + d t) (d for d - 1)",
+    "factor_2": "r(t) = sqrt(r_0^2 + 2(d-1) t) (speed -H for -H/2)",
+}, timeout=60)
+def _sphere_mutant(p, variant):
+    """The radius law perturbed, through the same procedure: it must not solve r' = (d-1)/(2r)."""
+    worst, _ = _sphere_prove(variant)
+    return Outcome(residual=worst, tolerance=0, values={"failed": worst},
+                   message=f"{worst} identities did not reduce to zero for {variant}")
 
 
 def _sphere_run(p, tangential=True):

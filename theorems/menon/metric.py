@@ -302,31 +302,67 @@ def _(p):
 end_to_end.property(over=("d", "N", "seed", "zeros"), max_examples=15)
 
 
-@end_to_end.symbolic(timeout=60)
-def _(p):
-    """d = 1: (4.9) is -N w^{2-2/N} E'(w) for w = lambda^N > 0; d = 2 with exact rational rotations:
-    (4.9) - (4.11) expands to zero with E' free."""
+#: (4.11) as printed and its nearest misprints, as lists of terms k -> ((side, m), (side, m)): the k-th term is
+#: X^{m_l/N} E'(W) Y^{m_r/N} with X, Y in {WW^T ("L"), W^TW ("R")}.  Shared by Thm 2 and Thm 3.
+A_VARIANTS = {
+    "stated": lambda N, k: (("L", N - k), ("R", k - 1)),
+    "transposes_swapped": lambda N, k: (("R", N - k), ("L", k - 1)),
+    "exponent_shifted": lambda N, k: (("L", N - k + 1), ("R", k - 1)),
+}
+
+
+def _sym_A(Qs, a, b, Ep, N, variant="stated"):
+    """A_{N,W}(E') of (4.14) (or a misprint of it) at the symbolic balanced point: the psd powers
+    (WW^T)^{m/N} = Q_N diag(a, b)^{2m} Q_N^T and (W^TW)^{m/N} = Q_0 diag(a, b)^{2m} Q_0^T (spectral calculus)."""
+    frame = {"L": Qs[0], "R": Qs[-1]}
+    pw = lambda side, m: frame[side] * sp.diag(a ** (2 * m), b ** (2 * m)) * frame[side].T  # noqa: E731
+    out = sp.zeros(Ep.shape[0], Ep.shape[1])
+    for k in range(1, N + 1):
+        (sl, ml), (sr, mr) = A_VARIANTS[variant](N, k)
+        out += pw(sl, ml) * Ep * pw(sr, mr)
+    return out
+
+
+def _e2e_prove(variant="stated"):
+    """(4.9) (the chain rule upstairs, through the partial products) minus the statement (4.11) (variant), counted
+    as nonzero expressions: d = 1 scalars for N = 1..6, d = 2 with exact rational rotations for N = 1, 2, 3."""
     lam, e = sp.symbols("lambda e", positive=True)
     bad = 0
     for N in range(1, 7):
-        w = lam**N
         rhs49 = -sum(lam ** (2 * (N - p)) * e * lam ** (2 * (p - 1)) for p in range(1, N + 1))
-        bad += int(sp.expand(rhs49 - (-N * w ** (2 - sp.Rational(2, N)) * e)) != 0)
+        # (WW^T)^{m/N} = (W^TW)^{m/N} = lambda^{2m} at d = 1 (w = lambda^N)
+        rhs411 = -sum(lam ** (2 * ml) * e * lam ** (2 * mr)
+                      for (_, ml), (_, mr) in (A_VARIANTS[variant](N, k) for k in range(1, N + 1)))
+        bad += int(sp.expand(rhs49 - rhs411) != 0)
     for N in (1, 2, 3):
         Ws, Qs, a, b, Ep = _sym_balanced(N)
-        QN, Q0 = Qs[0], Qs[-1]
         up = -sum(((dln.partial_A(Ws, p + 1) * dln.partial_A(Ws, p + 1).T) * Ep
                    * (dln.partial_B(Ws, p - 1).T * dln.partial_B(Ws, p - 1)) for p in range(1, N + 1)), sp.zeros(2))
-        # (WW^T)^{(N-k)/N} = Q_N Sigma^{2(N-k)/N} Q_N^T with Sigma^{1/N} = diag(a, b)
-        down = -sum((QN * sp.diag(a ** (2 * (N - k)), b ** (2 * (N - k))) * QN.T * Ep
-                     * Q0 * sp.diag(a ** (2 * (k - 1)), b ** (2 * (k - 1))) * Q0.T for k in range(1, N + 1)),
-                    sp.zeros(2))
-        bad += _count_nonzero(up - down)
+        bad += _count_nonzero(up + _sym_A(Qs, a, b, Ep, N, variant))
+    return bad
+
+
+@end_to_end.symbolic(timeout=60)
+def _(p):
+    """d = 1: (4.9) equals (4.11), i.e. -N w^{2-2/N} E'(w) for w = lambda^N > 0; d = 2 with exact rational
+    rotations: (4.9) - (4.11) expands to zero with E' free."""
+    bad = _e2e_prove()
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.expand/cancel of every entry",
         "instances": ["d=1, N=1..6", "d=2, N=1,2,3 with Cayley rotations t=1/2,2/3,-1/3,3/5"],
         "proved": "wdot = -N w^{2-2/N} E'(w) (d=1); (4.9) == (4.11) entrywise, E' free, a, b > 0 free"},
         message="number of expressions that did not reduce to zero")
+
+
+@end_to_end.mutant({
+    "transposes_swapped": "(W^TW)^{(N-k)/N} E' (WW^T)^{(k-1)/N}: the two psd powers on the wrong sides",
+    "exponent_shifted": "(WW^T)^{(N-k+1)/N} E' (W^TW)^{(k-1)/N}: the off-by-one of (7.11) carried into (4.11)",
+}, timeout=60)
+def _(p, variant):
+    """(4.11) perturbed, through the same procedure: (4.9) minus it must leave nonzero expressions."""
+    bad = _e2e_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_expressions": bad},
+                   message=f"{bad} expressions of (4.9) - (4.11, {variant}) did not reduce to zero")
 
 
 @end_to_end.falsifier("off_balanced", search=("seed",))
@@ -455,27 +491,52 @@ def _(p):
                    values={"residual": res}, message="|(4.9) with B B^T - (4.11)|_F")
 
 
-@partial.symbolic(timeout=60)
-def _(p):
-    """d = 2, exact rational rotations, a, b > 0 free: the corrected (7.11) holds entrywise for
-    N = 1..3 and every p; the printed A_p fails for every p."""
-    good = bad_printed = total = 0
+#: exponents (times N) of Sigma in A_p and B_p of (7.11): the corrected statement and its misprints
+PARTIAL_VARIANTS = {
+    "corrected": (lambda N, q: N - q + 1, lambda N, q: q),
+    "as_printed": (lambda N, q: N - q, lambda N, q: q),          # the printed A_p: Sigma^{(N-p)/N}
+    "B_index_shifted": (lambda N, q: N - q + 1, lambda N, q: q - 1),  # B_p = Q_p Sigma^{(p-1)/N} Q_0^T
+}
+
+
+def _partial_prove(variant="corrected"):
+    """Entries of A_p - Q_N Sigma^{eA} Q_{p-1}^T and B_p - Q_p Sigma^{eB} Q_0^T that do not reduce to zero (d = 2,
+    exact rational rotations, Sigma^{1/N} = diag(a, b) free, N = 1..3, every p), and the (N, p) cases in error."""
+    eA, eB = PARTIAL_VARIANTS[variant]
+    bad = cases = total = 0
     for N in range(1, 4):
         Ws, Qs, a, b, _ = _sym_balanced(N)
         Q = lambda q: Qs[N - q]  # noqa: E731
         for q in range(1, N + 1):
-            A = dln.partial_A(Ws, q)
-            corr = Q(N) * sp.diag(a ** (N - q + 1), b ** (N - q + 1)) * Q(q - 1).T
-            printed = Q(N) * sp.diag(a ** (N - q), b ** (N - q)) * Q(q - 1).T
-            B = dln.partial_B(Ws, q)
-            good += _count_nonzero(A - corr) + _count_nonzero(B - Q(q) * sp.diag(a**q, b**q) * Q(0).T)
-            bad_printed += int(_count_nonzero(A - printed) > 0)
+            A, B = dln.partial_A(Ws, q), dln.partial_B(Ws, q)
+            n = (_count_nonzero(A - Q(N) * sp.diag(a ** eA(N, q), b ** eA(N, q)) * Q(q - 1).T)
+                 + _count_nonzero(B - Q(q) * sp.diag(a ** eB(N, q), b ** eB(N, q)) * Q(0).T))
+            bad += n
+            cases += int(n > 0)
             total += 1
+    return bad, cases, total
+
+
+@partial.symbolic(timeout=60)
+def _(p):
+    """d = 2, exact rational rotations, a, b > 0 free: the corrected (7.11) holds entrywise for
+    N = 1..3 and every p; the printed A_p fails for every p (mutant as_printed)."""
+    good, _, _ = _partial_prove()
     return Outcome(residual=good, tolerance=0, values={
         "method": "sympy.cancel/expand of every entry", "instances": "d=2, N=1..3, all p",
-        "printed_A_p_fails_in": f"{bad_printed} of {total} (N, p) cases",
         "proved": "A_p = Q_N diag(a,b)^{N-p+1} Q_{p-1}^T and B_p = Q_p diag(a,b)^p Q_0^T on M (Sigma = Lambda^N)"},
         message="number of entries of the corrected (7.11) that did not reduce to zero")
+
+
+@partial.mutant({
+    "as_printed": "A_p = Q_N Sigma^{(N-p)/N} Q_{p-1}^T as printed (the off-by-one of E3)",
+    "B_index_shifted": "B_p = Q_p Sigma^{(p-1)/N} Q_0^T (index shifted p -> p-1 in the exponent)",
+}, timeout=60)
+def _(p, variant):
+    """(7.11) perturbed, through the same procedure: entries must stay nonzero."""
+    bad, cases, total = _partial_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad, "failing_cases": f"{cases} of {total}"},
+                   message=f"{bad} entries of (7.11, {variant}) did not reduce to zero, in {cases} of {total} (N, p)")
 
 
 # ---------------------------------------------------------------------------
@@ -655,24 +716,52 @@ def _(p):
     return transpose.check("numeric").func(p)
 
 
+def _sym_a_op(P, R, Z, N):
+    """A_{N,W}(Z) = sum_k P^{N-k} Z R^{k-1} (4.14) with P = (WW^T)^{1/N}, R = (W^TW)^{1/N}."""
+    return sum((P ** (N - k) * Z * R ** (k - 1) for k in range(1, N + 1)), sp.zeros(*Z.shape))
+
+
+#: right-hand side of the transpose rule: the corrected A_{N,W^T}(Z^T) (for W^T the roles of P and R swap), the
+#: printed A_{N,W}(Z^T), and the rule with the transpose on Z dropped
+TRANSPOSE_VARIANTS = {
+    "corrected": lambda P, R, Z, N: _sym_a_op(R, P, Z.T, N),
+    "as_printed": lambda P, R, Z, N: _sym_a_op(P, R, Z.T, N),
+    "Z_not_transposed": lambda P, R, Z, N: _sym_a_op(R, P, Z, N),
+}
+
+
+def _transpose_prove(variant="corrected", depths=range(1, 6)):
+    """Depths N at which (A_{N,W}(Z))^T (sympy's matrix transpose of the definition) minus the rule's right-hand
+    side leaves a nonzero entry, with P, R generic symmetric 2 x 2 matrices of free symbols (psd powers are
+    symmetric) and Z a generic 2 x 2 matrix of free symbols."""
+    P = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"p{min(i, j)}{max(i, j)}"))
+    R = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"r{min(i, j)}{max(i, j)}"))
+    Z = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"z{i}{j}"))
+    return [N for N in depths
+            if _count_nonzero(_sym_a_op(P, R, Z, N).T - TRANSPOSE_VARIANTS[variant](P, R, Z, N)) > 0]
+
+
 @transpose.symbolic(timeout=60)
 def _(p):
-    """With P = (WW^T)^{1/N}, R = (W^TW)^{1/N} and Z non-commuting symbols, A_W(Z)^T and A_{W^T}(Z^T) are the
-    same non-commutative polynomial (N = 1..8); the printed right-hand side is a different one for N >= 2."""
-    P, R, Zt = sp.symbols("P R Z^T", commutative=False)
-    bad, printed_differs = 0, []
-    for N in range(1, 9):
-        # transpose of sum P^{N-k} Z R^{k-1} (P, R symmetric) is sum R^{k-1} Z^T P^{N-k}
-        lhs = sum(R ** (k - 1) * Zt * P ** (N - k) for k in range(1, N + 1))
-        corr = sum(R ** (N - k) * Zt * P ** (k - 1) for k in range(1, N + 1))   # A_{N,W^T}(Z^T)
-        printed = sum(P ** (N - k) * Zt * R ** (k - 1) for k in range(1, N + 1))  # A_{N,W}(Z^T)
-        bad += int(sp.expand(lhs - corr) != 0)
-        printed_differs.append(bool(sp.expand(lhs - printed) != 0))
-    return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand, non-commutative symbols", "instances": "N = 1..8",
-        "printed_differs_for_N": [N for N, b in zip(range(1, 9), printed_differs) if b],
-        "proved": "(A_{N,W}(Z))^T = A_{N,W^T}(Z^T) as a non-commutative polynomial identity"},
+    """With P = (WW^T)^{1/N}, R = (W^TW)^{1/N} generic symmetric symbolic 2 x 2 matrices and Z free, the matrix
+    transpose of A_W(Z) equals A_{W^T}(Z^T) entrywise (N = 1..5); the printed right-hand side differs for N >= 2."""
+    bad = _transpose_prove()
+    return Outcome(residual=len(bad), tolerance=0, values={
+        "method": "sympy matrix transpose + expand, symmetric P, R of free symbols", "instances": "d=2, N = 1..5",
+        "printed_differs_for_N": _transpose_prove("as_printed"),
+        "proved": "(A_{N,W}(Z))^T = A_{N,W^T}(Z^T) for any symmetric P, R (so for every W)"},
         message="number of depths where the corrected rule did not expand to zero")
+
+
+@transpose.mutant({
+    "as_printed": "(A_{N,W}(Z))^T = A_{N,W}(Z^T), the printed line 262 (W not transposed)",
+    "Z_not_transposed": "(A_{N,W}(Z))^T = A_{N,W^T}(Z) (the transpose on Z dropped)",
+}, timeout=60)
+def _(p, variant):
+    """The rule perturbed, through the same procedure: it must fail at some depth."""
+    bad = _transpose_prove(variant)
+    return Outcome(residual=len(bad), tolerance=0, values={"failing_depths": bad},
+                   message=f"the {variant} rule left nonzero entries at {len(bad)} of 5 depths (N = {bad})")
 
 
 # ---------------------------------------------------------------------------
@@ -879,23 +968,37 @@ def _(p):
     return _flow_integrated(p)
 
 
+def _flow_prove(variant="stated"):
+    """Depths N (d = 2, exact rational rotations, a, b > 0 and E' free) at which the upstairs dissipation
+    sum_p |D_p|^2 (D_p from the chain rule, solvers.dln.grads) minus Tr(E'^T A(E')) (variant of A) is not zero."""
+    bad = []
+    for N in (1, 2, 3):
+        Ws, Qs, a, b, Ep = _sym_balanced(N)
+        up = sum((g.T * g).trace() for g in dln.grads(Ws, Ep))
+        if sp.expand(sp.cancel(up - (Ep.T * _sym_A(Qs, a, b, Ep, N, variant)).trace())) != 0:
+            bad.append(N)
+    return bad
+
+
 @flow.symbolic(timeout=60)
 def _(p):
     """d = 2, exact rational rotations, a, b > 0 and E' free: sum_p |D_p|^2 = Tr(E'^T A(E')) for N = 1, 2, 3."""
-    bad = 0
-    for N in (1, 2, 3):
-        Ws, Qs, a, b, Ep = _sym_balanced(N)
-        QN, Q0 = Qs[0], Qs[-1]
-        D = dln.grads(Ws, Ep)
-        up = sum((g.T * g).trace() for g in D)
-        AE = sum((QN * sp.diag(a ** (2 * (N - k)), b ** (2 * (N - k))) * QN.T * Ep
-                  * Q0 * sp.diag(a ** (2 * (k - 1)), b ** (2 * (k - 1))) * Q0.T for k in range(1, N + 1)),
-                 sp.zeros(2))
-        bad += int(sp.expand(sp.cancel(up - (Ep.T * AE).trace())) != 0)
-    return Outcome(residual=bad, tolerance=0, values={
+    bad = _flow_prove()
+    return Outcome(residual=len(bad), tolerance=0, values={
         "method": "sympy.cancel + expand", "instances": "d=2, N=1,2,3",
         "proved": "sum_p |D_p|_F^2 = Tr(E'^T A_{N,W}(E')) on M (dL/dt = dE/dt = -|grad E|^2_{g^N})"},
         message="number of depths where the identity did not reduce to zero")
+
+
+@flow.mutant({
+    "transposes_swapped": "|grad E|^2 = Tr(E'^T sum_k (W^TW)^{(N-k)/N} E' (WW^T)^{(k-1)/N}) (powers on the wrong sides)",
+    "exponent_shifted": "|grad E|^2 = Tr(E'^T sum_k (WW^T)^{(N-k+1)/N} E' (W^TW)^{(k-1)/N}) (exponent off by one)",
+}, timeout=60)
+def _(p, variant):
+    """The dissipation (4.22) with A perturbed, through the same procedure: some depth must fail."""
+    bad = _flow_prove(variant)
+    return Outcome(residual=len(bad), tolerance=0, values={"failing_depths": bad},
+                   message=f"sum_p |D_p|^2 - Tr(E'^T A_{variant}(E')) did not reduce to zero at N = {bad}")
 
 
 # ---------------------------------------------------------------------------
@@ -1013,21 +1116,56 @@ def _(p, variant):
     }[variant])
 
 
+#: Lemma 1's eigenvalues in x = sigma_k^{2/N}, y = sigma_l^{2/N} (so sigma_k^2 = x^N): (7.13) off the diagonal and
+#: (7.14) on it, as printed, and the nearest misprints
+SPECTRUM_VARIANTS = {
+    "stated": (lambda x, y, N: (x**N - y**N) / (x - y), lambda x, N: N * x ** (N - 1)),
+    "exponent_1_over_N": (lambda x, y, N: (x**N - y**N) / (sp.sqrt(x) - sp.sqrt(y)), lambda x, N: N * x ** (N - 1)),
+    "diagonal_N_dropped": (lambda x, y, N: (x**N - y**N) / (x - y), lambda x, N: x ** (N - 1)),
+}
+
+
+def _spectrum_prove(variant="stated", depths=range(1, 6)):
+    """Nonzero entries of A_{N,W}(u_k v_l^T) - lambda_{kl} u_k v_l^T, with A from its definition (4.14) by spectral
+    calculus at W = U diag(a, b)^N V^T (exact rational rotations U, V, a > b > 0 free, d = 2, every k, l), and
+    nonzero remainders of lim_{y -> x} (7.13) - (7.14)."""
+    off, diag = SPECTRUM_VARIANTS[variant]
+    a, b = sp.symbols("a b", positive=True)
+    x, y = sp.symbols("x y", positive=True)
+    U, V = _sym_rot("1/2"), _sym_rot("2/3")
+    sq = {0: a**2, 1: b**2}  # sigma_k^{2/N}
+    bad = 0
+    for N in depths:
+        for k in range(2):
+            for l in range(2):
+                E = U[:, k] * V[:, l].T
+                lam = diag(sq[k], N) if k == l else off(sq[k], sq[l], N)
+                bad += _count_nonzero(_sym_A([U, V], a, b, E, N) - lam * E)
+        bad += int(sp.cancel(sp.limit(off(x, y, N), y, x) - diag(x, N)) != 0)
+    return bad
+
+
 @spectrum.symbolic(timeout=60)
 def _(p):
-    """With x = sigma_k^{2/N}, y = sigma_l^{2/N}: (x - y) sum_p x^{N-p} y^{p-1} = x^N - y^N (so (7.13)), and the
-    sum at y = x is N x^{N-1} = N sigma^{2-2/N} (so (7.14) is the limit of (7.13)); N = 1..10."""
-    x, y = sp.symbols("x y", positive=True)
-    bad = 0
-    for N in range(1, 11):
-        S = sum(x ** (N - p) * y ** (p - 1) for p in range(1, N + 1))
-        bad += int(sp.expand((x - y) * S - (x**N - y**N)) != 0)
-        bad += int(sp.expand(S.subs(y, x) - N * x ** (N - 1)) != 0)
-        bad += int(sp.simplify(sp.limit((x**N - y**N) / (x - y), y, x) - N * x ** (N - 1)) != 0)
+    """A_{N,W} from its definition (4.14) applied to u_k v_l^T at a symbolic W = U diag(a, b)^N V^T (d = 2,
+    exact rotations) is (7.13)/(7.14) times u_k v_l^T, N = 1..5; and (7.14) is the y -> x limit of (7.13)."""
+    bad = _spectrum_prove()
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand and sympy.limit", "instances": "N = 1..10",
-        "proved": "geometric-sum identity behind (7.13) and its diagonal limit (7.14)"},
-        message="number of identities that did not reduce to zero")
+        "method": "sympy: spectral-calculus powers, cancel/expand of every entry; sympy.limit",
+        "instances": "d = 2, N = 1..5, all (k, l)",
+        "proved": "u_k v_l^T is an eigenvector of A_{N,W} with eigenvalue (7.13) (k != l), (7.14) (k = l)"},
+        message="number of entries and limits that did not reduce to zero")
+
+
+@spectrum.mutant({
+    "exponent_1_over_N": "(7.13) with sigma^{1/N} in the denominator: (sigma_k^2 - sigma_l^2)/(sigma_k^{1/N} - sigma_l^{1/N})",
+    "diagonal_N_dropped": "(7.14) without its factor N: sigma_k^{2-2/N}",
+}, timeout=60)
+def _(p, variant):
+    """Lemma 1's eigenvalues perturbed, through the same procedure: entries must stay nonzero."""
+    bad = _spectrum_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero": bad},
+                   message=f"{bad} entries/limits of A(u_k v_l^T) - lambda u_k v_l^T ({variant}) did not reduce to zero")
 
 
 # ---------------------------------------------------------------------------
@@ -1101,24 +1239,63 @@ def _(p):
     return _coords_check(p, printed=True)
 
 
+#: the coefficients of (7.15) in x = sigma_k^{2/N}, y = sigma_l^{2/N}: diagonal and off-diagonal
+COORDS_VARIANTS = {
+    "corrected": (lambda x, N: 1 / (N * x ** (N - 1)), lambda x, y, N: (x - y) / (x**N - y**N)),
+    "as_printed": (lambda x, N: N * x ** (N - 1), lambda x, y, N: (x - y) / (x**N - y**N)),
+    "off_diagonal_inverted": (lambda x, N: 1 / (N * x ** (N - 1)), lambda x, y, N: (x**N - y**N) / (x - y)),
+}
+
+
+def _coords_prove(variant="corrected", depths=(1, 2, 3)):
+    """Nonzero entries of G M - I, where M is the 4 x 4 matrix of A_{N,W} from its definition (4.14) (spectral
+    calculus at W = U diag(a, b)^N V^T, exact rotations, a, b > 0 free, d = 2) and G the matrix of the quadratic
+    form (7.15) (variant) in vec(Z), Z_kl = u_k^T Z v_l: (7.15) is Tr(Z^T A^{-1} Z) iff G = M^{-1}.  Also the
+    remainder of N x diag coefficient -> 1/sigma^2 (14.10) as N -> oo."""
+    diag, off = COORDS_VARIANTS[variant]
+    a, b = sp.symbols("a b", positive=True)
+    U, V = _sym_rot("1/2"), _sym_rot("2/3")
+    zs = sp.symbols("z0:4")
+    Z = sp.Matrix(2, 2, zs)
+    Zc = U.T * Z * V
+    sq = [a**2, b**2]
+    bad = 0
+    for N in depths:
+        basis = [sp.Matrix(2, 2, lambda i, j, m=m: int(2 * i + j == m)) for m in range(4)]
+        M = sp.Matrix.hstack(*[_sym_A([U, V], a, b, E, N).reshape(4, 1) for E in basis])
+        form = sum((diag(sq[k], N) if k == l else off(sq[k], sq[l], N)) * Zc[k, l] ** 2
+                   for k in range(2) for l in range(2))
+        G = sp.hessian(form, zs) / 2
+        bad += _count_nonzero(G * M - sp.eye(4))
+    n, sg = sp.symbols("n sigma", positive=True)
+    bad += int(sp.simplify(sp.limit(n * diag(sg ** (2 / n), n), n, sp.oo) - 1 / sg**2) != 0)
+    return bad
+
+
 @coords.symbolic(timeout=60)
 def _(p):
-    """With x = sigma_k^{2/N}: lim_{y->x} of the off-diagonal coefficient (x - y)/(x^N - y^N) is 1/(N x^{N-1}),
-    the corrected diagonal coefficient (N = 1..8); N times it tends to 1/sigma^2 as N -> oo, as in (14.10)."""
-    x, y, sg, n = sp.symbols("x y sigma n", positive=True)
-    bad, printed_agrees = 0, []
-    for N in range(1, 9):
-        lim = sp.cancel((x - y) / (x**N - y**N)).subs(y, x)
-        bad += int(sp.simplify(lim - 1 / (N * x ** (N - 1))) != 0)
-        printed_agrees.append(bool(sp.simplify(lim - N * x ** (N - 1)) == 0))
-    # (14.10): N * 1/(N sigma^{2-2/N}) -> 1/sigma^2
-    bad += int(sp.simplify(sp.limit(n / (n * sg ** (2 - 2 / n)), n, sp.oo) - 1 / sg**2) != 0)
+    """The matrix of the corrected (7.15) is the inverse of the matrix of A_{N,W} (from its definition (4.14), d = 2,
+    exact rotations, symbolic singular values, N = 1, 2, 3), so (7.15) = Tr(Z^T A^{-1} Z) = (4.16); N times its
+    diagonal coefficient tends to 1/sigma^2 as N -> oo, as in (14.10)."""
+    bad = _coords_prove()
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.cancel + subs, sympy.limit", "instances": "N = 1..8",
-        "printed_agrees_with_limit_for_N": [N for N, a in zip(range(1, 9), printed_agrees) if a],
-        "proved": "continuity of (7.15)'s coefficients forces the diagonal 1/(N sigma^{2-2/N}); "
-                  "N/(N sigma^{2-2/N}) -> 1/sigma^2 = (14.10)"},
-        message="number of limits that disagreed with the corrected coefficient")
+        "method": "sympy: matrix of A by spectral calculus, Hessian of (7.15), cancel of G M - I; sympy.limit",
+        "instances": "d = 2, N = 1, 2, 3",
+        "printed_residual_entries": _coords_prove("as_printed"),
+        "proved": "g^N(Z, Z) = sum_k Z_kk^2/(N sigma_k^{2-2/N}) + sum_{k!=l} (sigma_k^{2/N} - sigma_l^{2/N})/"
+                  "(sigma_k^2 - sigma_l^2) Z_kl^2; N/(N sigma^{2-2/N}) -> 1/sigma^2 = (14.10)"},
+        message="number of entries of G M - I (and limits) that did not reduce to zero")
+
+
+@coords.mutant({
+    "as_printed": "the printed diagonal coefficient N sigma_k^{2(1-1/N)} (the eigenvalue of A, not of A^{-1})",
+    "off_diagonal_inverted": "the off-diagonal coefficient upside down: (sigma_k^2 - sigma_l^2)/(sigma_k^{2/N} - sigma_l^{2/N})",
+}, timeout=60)
+def _(p, variant):
+    """(7.15) perturbed, through the same procedure: G M - I must keep nonzero entries."""
+    bad = _coords_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero": bad},
+                   message=f"{bad} entries of G M - I (and limits) for (7.15, {variant}) did not reduce to zero")
 
 
 # ---------------------------------------------------------------------------
@@ -1249,23 +1426,51 @@ def _(p):
     return out
 
 
-@limit.symbolic(timeout=60)
-def _(p):
-    """int_0^1 x^{2(1-s)} y^{2s} ds = (x^2 - y^2)/(2 log(x/y)); its y -> x limit is x^2 (14.9); and
-    lim_{N->oo} (1/N)(x^2 - y^2)/(x^{2/N} - y^{2/N}) is the same logarithmic mean."""
+#: Lemma 3's eigenvalues of A_inf (x = sigma_k, y = sigma_l): (14.8) off the diagonal and (14.9) on it
+LIMIT_VARIANTS = {
+    "stated": (lambda x, y: (x**2 - y**2) / (2 * (sp.log(x) - sp.log(y))), lambda x: x**2),
+    "factor_2_dropped": (lambda x, y: (x**2 - y**2) / (sp.log(x) - sp.log(y)), lambda x: x**2),
+    "diagonal_sigma": (lambda x, y: (x**2 - y**2) / (2 * (sp.log(x) - sp.log(y))), lambda x: x),
+}
+
+
+def _limit_prove(variant="stated"):
+    """Remainders of: the integral (14.7) on u_k v_l^T, int_0^1 x^{2(1-s)} y^{2s} ds, minus (14.8); the y -> x
+    limit of (14.8) minus (14.9); and lim_{h -> 0} h (x^2 - y^2)/(x^{2h} - y^{2h}) ((1/N)(7.13), h = 1/N) minus
+    (14.8).  Returns the number that are not zero."""
+    off, diag = LIMIT_VARIANTS[variant]
     x, y, s, h = sp.symbols("x y s h", positive=True)
     c = sp.Symbol("c", nonzero=True, real=True)
     integral = x**2 * sp.integrate(sp.exp(2 * c * s), (s, 0, 1))  # x^{2(1-s)}y^{2s} = x^2 e^{2cs}, c = log(y/x)
     integral = integral.subs(c, sp.log(y) - sp.log(x))
-    target = (x**2 - y**2) / (2 * (sp.log(x) - sp.log(y)))
-    bad = int(sp.simplify(sp.together(sp.powsimp(sp.expand_log(integral - target, force=True)))) != 0)
-    bad += int(sp.simplify(sp.limit(target, y, x) - x**2) != 0)
-    lim = sp.limit((x ** (2 * h) - y ** (2 * h)) / h, h, 0)  # h = 1/N
-    bad += int(sp.simplify(sp.expand_log(lim - 2 * (sp.log(x) - sp.log(y)), force=True)) != 0)
+    zero = lambda e: sp.simplify(sp.together(sp.powsimp(sp.expand_log(e, force=True)))) == 0  # noqa: E731
+    bad = int(not zero(integral - off(x, y)))
+    bad += int(sp.simplify(sp.limit(off(x, y), y, x) - diag(x)) != 0)
+    lim = sp.limit(h * (x**2 - y**2) / (x ** (2 * h) - y ** (2 * h)), h, 0)
+    bad += int(not zero(lim - off(x, y)))
+    return bad
+
+
+@limit.symbolic(timeout=60)
+def _(p):
+    """int_0^1 x^{2(1-s)} y^{2s} ds = (x^2 - y^2)/(2 log(x/y)); its y -> x limit is x^2 (14.9); and
+    lim_{N->oo} (1/N)(x^2 - y^2)/(x^{2/N} - y^{2/N}) is the same logarithmic mean."""
+    bad = _limit_prove()
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.integrate, sympy.limit, expand_log", "instances": "x, y > 0 symbolic",
         "proved": "(14.8) from (14.7); (14.9) as its diagonal limit; the N -> oo limit of (1/N)(7.13) is (14.8)"},
         message="number of identities that did not reduce to zero")
+
+
+@limit.mutant({
+    "factor_2_dropped": "(14.8) without the 2: (sigma_k^2 - sigma_l^2)/log(sigma_k/sigma_l)",
+    "diagonal_sigma": "(14.9) with sigma_k in place of sigma_k^2",
+}, timeout=60)
+def _(p, variant):
+    """Lemma 3's eigenvalues perturbed, through the same procedure: some identity must fail."""
+    bad = _limit_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} of 3 identities did not reduce to zero for (14.8)-(14.9, {variant})")
 
 
 @limit.reproduction(name="catalogue_eigenvalues")
@@ -1402,22 +1607,46 @@ def _(p):
     return _entropy_check(p, factor=1.0)
 
 
+#: the per-pair summand of S_inf, (1/2) log((x^2 - y^2)/(2 log(x/y))) corrected, the printed one (no 1/2), and the
+#: one with the 2 inside the logarithm dropped
+ENTROPY_VARIANTS = {
+    "corrected": lambda x, y: sp.log((x**2 - y**2) / (2 * sp.log(x / y))) / 2,
+    "as_printed": lambda x, y: sp.log((x**2 - y**2) / (2 * sp.log(x / y))),
+    "log_factor_2_dropped": lambda x, y: sp.log((x**2 - y**2) / sp.log(x / y)) / 2,
+}
+
+
+def _entropy_prove(variant="corrected"):
+    """lim_{h -> 0} of the Thm 10 pair term minus (1/2) log N, (1/2) log((x^2 - y^2) h/(x^{2h} - y^{2h})) with
+    h = 1/N, minus the S_inf summand (variant), after expand_log and simplify."""
+    x, y, h = sp.symbols("x y h", positive=True)
+    term = sp.log((x**2 - y**2) * h / (x ** (2 * h) - y ** (2 * h))) / 2  # h = 1/N; the -1/2 log N is inside
+    lim = sp.limit(term, h, 0)
+    return lim, sp.simplify(sp.expand_log(lim - ENTROPY_VARIANTS[variant](x, y), force=True))
+
+
 @entropy.symbolic(timeout=60)
 def _(p):
     """Per pair: (1/2) log((x^2 - y^2)/(x^{2/N} - y^{2/N})) - (1/2) log N -> (1/2) log((x^2 - y^2)/(2 log(x/y))),
     i.e. half the summand of the printed (14.11)."""
-    x, y, h = sp.symbols("x y h", positive=True)
-    term = sp.log((x**2 - y**2) * h / (x ** (2 * h) - y ** (2 * h))) / 2  # h = 1/N; the -1/2 log N is inside
-    lim = sp.limit(term, h, 0)
-    printed = sp.log((x**2 - y**2) / (2 * sp.log(x / y)))
-    diff_c = sp.simplify(sp.expand_log(lim - printed / 2, force=True))
-    diff_p = sp.simplify(sp.expand_log(lim - printed, force=True))
+    lim, diff_c = _entropy_prove()
+    _, diff_p = _entropy_prove("as_printed")
     return Outcome(residual=int(diff_c != 0), tolerance=0, values={
         "method": "sympy.limit (h = 1/N -> 0), expand_log", "limit": str(lim),
-        "printed_minus_limit": str(sp.simplify(sp.expand_log(printed - lim, force=True))),
-        "printed_equals_limit": bool(diff_p == 0),
+        "printed_minus_limit": str(-diff_p), "printed_equals_limit": bool(diff_p == 0),
         "proved": "lim_N [S_N pair term - 1/2 log N] = 1/2 log((x^2-y^2)/(2 log(x/y)))"},
-        message="1 if the limit is not half the printed summand")
+        message="1 if the limit is not the corrected summand (half the printed one)")
+
+
+@entropy.mutant({
+    "as_printed": "the printed (14.11) summand log((x^2 - y^2)/(2 log(x/y))), without the 1/2",
+    "log_factor_2_dropped": "(1/2) log((x^2 - y^2)/log(x/y)): the 2 of the logarithmic mean dropped",
+}, timeout=60)
+def _(p, variant):
+    """The S_inf summand perturbed, through the same procedure: the limit must differ from it."""
+    _, diff = _entropy_prove(variant)
+    return Outcome(residual=int(diff != 0), tolerance=0, values={"limit_minus_summand": str(diff)},
+                   message=f"limit minus the {variant} summand = {diff}")
 
 
 @entropy.reproduction(name="catalogue_difference")

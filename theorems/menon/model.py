@@ -208,29 +208,57 @@ def _m1_numeric(p):
 caricature.property(over=("d", "N", "n", "seed"), max_examples=12)
 
 
-@caricature.symbolic(timeout=60)
-def _m1_symbolic(p):
-    """With symbolic layers and data, (2.1) - E(φ(W)) and every entry of grad(2.1) - (3.6) expand to 0."""
-    instances = [(2, 2, 2), (1, 3, 2), (2, 3, 1)]  # (d, N, n)
+#: E and E' of the statement (2.1)/(3.6) as printed, and the nearest misprints: (E(W, X, Y, n), E'(W, X, Y, n))
+CARICATURE_VARIANTS = {
+    "stated": (lambda W, X, Y, n: sum(e ** 2 for e in (W * X - Y)) / n,
+               lambda W, X, Y, n: sp.Rational(2, n) * (W * X - Y) * X.T),
+    "half_normalisation": (lambda W, X, Y, n: sum(e ** 2 for e in (W * X - Y)) / (2 * n),
+                           lambda W, X, Y, n: sp.Rational(1, n) * (W * X - Y) * X.T),
+    "sign_flipped": (lambda W, X, Y, n: sum(e ** 2 for e in (W * X - Y)) / n,
+                     lambda W, X, Y, n: sp.Rational(2, n) * (Y - W * X) * X.T),
+}
+_M1_INSTANCES = [(2, 2, 2), (1, 3, 2), (2, 3, 1)]  # (d, N, n)
+
+
+def _m1_prove(variant="stated"):
+    """Entries of (2.1) - E(phi(W)) and of sympy's gradient of (2.1) minus A_{p+1}^T E' B_{p-1}^T (the chain rule
+    with the statement's E') that do not expand to zero, symbolic layers and data."""
+    E_of, Ep_of = CARICATURE_VARIANTS[variant]
     bad = 0
-    for d, N, n in instances:
+    for d, N, n in _M1_INSTANCES:
         Ws = [sp.Matrix(d, d, lambda i, j, p=p: sp.Symbol(f"w{p}_{i}{j}")) for p in range(N, 0, -1)]
         X = sp.Matrix(d, n, lambda i, j: sp.Symbol(f"x_{i}{j}"))
         Y = sp.Matrix(d, n, lambda i, j: sp.Symbol(f"y_{i}{j}"))
         W = dln.prod(Ws)
         L = sum(((W * X[:, k] - Y[:, k]).T * (W * X[:, k] - Y[:, k]))[0, 0] for k in range(n)) / n
-        E = sum(e ** 2 for e in (W * X - Y)) / n
-        bad += int(sp.expand(L - E) != 0)
-        Ep = sp.Rational(2, n) * (W * X - Y) * X.T
-        D = dln.grads(Ws, Ep)
+        bad += int(sp.expand(L - E_of(W, X, Y, n)) != 0)
+        D = dln.grads(Ws, Ep_of(W, X, Y, n))
         for w, g in zip(Ws, D):
             for i in range(d):
                 for j in range(d):
                     bad += int(sp.expand(sp.diff(L, w[i, j]) - g[i, j]) != 0)
+    return bad
+
+
+@caricature.symbolic(timeout=60)
+def _m1_symbolic(p):
+    """With symbolic layers and data, (2.1) - E(φ(W)) and every entry of grad(2.1) - (3.6) expand to 0."""
+    bad = _m1_prove()
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand of every entry", "instances_d_N_n": [list(i) for i in instances],
+        "method": "sympy.expand of every entry", "instances_d_N_n": [list(i) for i in _M1_INSTANCES],
         "proved": "L(2.1) = E(φ(W)) and ∂L/∂W_p = A_{p+1}^T (2/n)(WX-Y)X^T B_{p-1}^T identically"},
         message="number of entries that did not expand to zero")
+
+
+@caricature.mutant({
+    "half_normalisation": "E = 1/(2n) |WX - Y|^2 with E' = (1/n)(WX - Y)X^T (the usual 1/2 slipped in)",
+    "sign_flipped": "E' = (2/n)(Y - WX)X^T (residual sign flipped)",
+}, timeout=60)
+def _m1_mutant(p, variant):
+    """The statement perturbed, through the same procedure: entries must stay nonzero."""
+    bad = _m1_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad},
+                   message=f"{bad} entries of L - E and grad L - (3.6) ({variant}) did not expand to zero")
 
 
 @caricature.falsifier("relu_between_layers", search=("seed",), fixed={"N": 3})
@@ -349,10 +377,19 @@ def _m2_numeric(p):
 gradient.property(over=("d", "N", "seed", "energy", "rectangular"), max_examples=15)
 
 
-@gradient.symbolic(timeout=60)
-def _m2_symbolic(p):
-    """Symbolic W_p and a polynomial E with free coefficients: diff(E(φ), W_p[j,k]) equals (3.6), and (7.4) entrywise."""
-    instances = [(2, 2, 2), (2, 2, 2, 2), (2, 3, 1, 2)]  # widths d_0..d_N
+#: the gradient (3.6) as printed, (W_N...W_{p+1})^T E' (W_{p-1}...W_1)^T, and its nearest misprints (as functions
+#: of the layers, the layer number k and E'); the misprints only type-check on square layers
+DLN_GRADIENT_VARIANTS = {
+    "stated": lambda Ws, k, Ep: dln.partial_A(Ws, k + 1).T * Ep * dln.partial_B(Ws, k - 1).T,
+    "no_transposes": lambda Ws, k, Ep: dln.partial_A(Ws, k + 1) * Ep * dln.partial_B(Ws, k - 1),
+    "index_shifted": lambda Ws, k, Ep: dln.partial_A(Ws, k).T * Ep * dln.partial_B(Ws, k).T,
+}
+
+
+def _m2_prove(variant="stated"):
+    """Entries of diff(E(phi), W_p[j,c]) minus (3.6) (variant) and of diff(W, W_p[j,c]) minus (7.4) that do not
+    expand to 0; symbolic W_p, E a polynomial with free coefficients.  Returns (bad, checked, instances)."""
+    instances = [(2, 2, 2), (2, 2, 2, 2), (2, 3, 1, 2)] if variant == "stated" else [(2, 2, 2), (2, 2, 2, 2)]
     bad, checked = 0, 0
     for widths in instances:
         N = len(widths) - 1
@@ -366,22 +403,42 @@ def _m2_symbolic(p):
         sub = {Wv[i, j]: W[i, j] for i in range(m) for j in range(n)}
         Ep = sp.Matrix(m, n, lambda i, j: sp.diff(E, Wv[i, j])).subs(sub, simultaneous=True)
         L = E.subs(sub, simultaneous=True)
-        D = dln.grads(Ws, Ep)
         for idx, k in enumerate(range(N, 0, -1)):
             w = Ws[idx]
             A, B = dln.partial_A(Ws, k + 1), dln.partial_B(Ws, k - 1)
+            G = DLN_GRADIENT_VARIANTS[variant](Ws, k, Ep)
             for j in range(w.shape[0]):
                 for c in range(w.shape[1]):
-                    bad += int(sp.expand(sp.diff(L, w[j, c]) - D[idx][j, c]) != 0)
+                    bad += int(sp.expand(sp.diff(L, w[j, c]) - G[j, c]) != 0)
                     checked += 1
+                    if variant != "stated":
+                        continue
                     for l in range(m):       # (7.4)
                         for mm in range(n):
                             bad += int(sp.expand(sp.diff(W[l, mm], w[j, c]) - A[l, j] * B[c, mm]) != 0)
+    return bad, checked, instances
+
+
+@gradient.symbolic(timeout=60)
+def _m2_symbolic(p):
+    """Symbolic W_p and a polynomial E with free coefficients: diff(E(φ), W_p[j,k]) equals (3.6), and (7.4) entrywise."""
+    bad, checked, instances = _m2_prove()
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.expand of every entry", "instances_widths": [list(i) for i in instances],
         "energy": "sum c_ij W_ij + e_ij W_ij^2 + f W_11 W_mn^2 (free coefficients)", "gradient_entries": checked,
         "proved": "(3.6)/(7.5) and (7.4) entrywise, square and rectangular widths"},
         message="number of entries that did not expand to zero")
+
+
+@gradient.mutant({
+    "no_transposes": "A_{p+1} E'(W) B_{p-1} (the transposes of (3.6) dropped; square layers)",
+    "index_shifted": "A_p^T E'(W) B_p^T (partial products shifted by one; square layers)",
+}, timeout=60)
+def _m2_mutant(p, variant):
+    """(3.6) perturbed, through the same procedure: gradient entries must stay nonzero."""
+    bad, checked, _ = _m2_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad, "gradient_entries": checked},
+                   message=f"{bad} of {checked} gradient entries differ from (3.6, {variant})")
 
 
 @gradient.falsifier("no_transposes", search=("seed",), fixed={"d": 3})
@@ -524,23 +581,49 @@ def _m3_numeric(p):
 fibre.property(over=("d", "N", "seed"), max_examples=15)
 
 
-@fibre.symbolic(timeout=30)
-def _m3_symbolic(p):
-    """Symbolic W_p and ξ_p: Dφ(ξ_pW_p - W_pξ_{p-1})_p telescopes to 0, so the GL_d gauge directions lie in ker Dφ."""
+#: the gauge direction at W_p of the corrected fibre (derivative of g_p W_p g_{p-1}^{-1}, g = I + t xi) and misprints
+FIBRE_VARIANTS = {
+    "corrected": lambda xi, W, k: xi[k] * W - W * xi[k - 1],
+    "sign_flipped": lambda xi, W, k: xi[k] * W + W * xi[k - 1],      # g_p W_p g_{p-1}
+    "same_index": lambda xi, W, k: xi[k] * W - W * xi[k],            # g_p W_p g_p^{-1}
+}
+
+
+def _m3_prove(variant="corrected"):
+    """Entries of d/dt phi(W + tV)|_{t=0} (sympy diff of the product) with V_p the gauge direction (variant),
+    symbolic W_p and xi_1..xi_{N-1} (xi_0 = xi_N = 0), that do not expand to 0."""
+    t = sp.Symbol("t")
     bad = 0
     for d, N in ((2, 2), (2, 3), (1, 4)):
         Ws = [sp.Matrix(d, d, lambda i, j, p=p: sp.Symbol(f"w{p}_{i}{j}")) for p in range(N, 0, -1)]
         xi = [sp.zeros(d, d)] + [sp.Matrix(d, d, lambda i, j, p=p: sp.Symbol(f"x{p}_{i}{j}"))
                                  for p in range(1, N)] + [sp.zeros(d, d)]
-        dW = sp.zeros(d, d)
-        for k in range(1, N + 1):
-            V = xi[k] * dln.layer(Ws, k) - dln.layer(Ws, k) * xi[k - 1]
-            dW += dln.partial_A(Ws, k + 1) * V * dln.partial_B(Ws, k - 1)
+        moved = [W + t * FIBRE_VARIANTS[variant](xi, W, k) for W, k in zip(Ws, range(N, 0, -1))]
+        dW = dln.prod(moved).diff(t).subs(t, 0)
         bad += sum(1 for e in dW if sp.expand(e) != 0)
+    return bad
+
+
+@fibre.symbolic(timeout=30)
+def _m3_symbolic(p):
+    """Symbolic W_p and ξ_p: d/dt φ(W + t(ξ_pW_p - W_pξ_{p-1})) = 0 at t = 0, so the GL_d gauge directions lie in
+    ker Dφ."""
+    bad = _m3_prove()
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand", "instances_d_N": [[2, 2], [2, 3], [1, 4]],
+        "method": "sympy diff + expand", "instances_d_N": [[2, 2], [2, 3], [1, 4]],
         "proved": "sum_p A_{p+1}(ξ_p W_p - W_p ξ_{p-1})B_{p-1} = 0 for all ξ_1..ξ_{N-1} (ξ_0 = ξ_N = 0)"},
         message="entries that did not expand to zero")
+
+
+@fibre.mutant({
+    "sign_flipped": "the orbit g_pW_pg_{p-1} (no inverse): direction ξ_pW_p + W_pξ_{p-1}",
+    "same_index": "the orbit g_pW_pg_p^{-1} (index not shifted): direction ξ_pW_p - W_pξ_p",
+}, timeout=30)
+def _m3_mutant(p, variant):
+    """The gauge action perturbed, through the same procedure: Dφ of its directions must not vanish."""
+    bad = _m3_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad},
+                   message=f"{bad} entries of Dφ applied to the {variant} gauge directions did not expand to zero")
 
 
 @fibre.falsifier("stated", search=("seed",))
@@ -662,24 +745,50 @@ def _m4_numeric(p):
 completion.property(over=("d", "seed", "density"), max_examples=15)
 
 
-@completion.symbolic(timeout=30)
-def _m4_symbolic(p):
-    """Symbolic W, a and a fixed mask: Hess E = diag(1_S), ∂E/∂W_ij = 0 off S, E - 0 on S expands to 0."""
-    d = 3
-    S = [(0, 0), (0, 2), (1, 1), (2, 0), (2, 1)]
+_M4_S = [(0, 0), (0, 2), (1, 1), (2, 0), (2, 1)]
+#: the matrix-completion energy as printed, E = 1/2 sum_S |W_ij - a_ij|^2, and misprints (W, a, S) -> E
+COMPLETION_VARIANTS = {
+    "stated": lambda W, a, S: sp.Rational(1, 2) * sum((W[i, j] - a[(i, j)]) ** 2 for (i, j) in S),
+    "half_dropped": lambda W, a, S: sum((W[i, j] - a[(i, j)]) ** 2 for (i, j) in S),
+    "sign_flipped": lambda W, a, S: sp.Rational(1, 2) * sum((W[i, j] + a[(i, j)]) ** 2 for (i, j) in S),
+}
+
+
+def _m4_prove(variant="stated"):
+    """Failures of: Hess E = projector onto S, dE/dW_ij = 0 off S, E = 0 on {W_ij = a_ij, (i,j) in S} (the set
+    claimed to be the minimisers), for symbolic W, a and a fixed mask S (d = 3)."""
+    d, S = 3, _M4_S
     W = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"W_{i}{j}"))
     a = {(i, j): sp.Symbol(f"a_{i}{j}") for (i, j) in S}
-    E = sp.Rational(1, 2) * sum((W[i, j] - a[(i, j)]) ** 2 for (i, j) in S)
+    E = COMPLETION_VARIANTS[variant](W, a, S)
     vs = list(W)
     H = sp.hessian(E, vs)
     P = sp.diag(*[1 if (k // d, k % d) in S else 0 for k in range(d * d)])
     bad = sum(1 for e in (H - P) if sp.expand(e) != 0)
     bad += sum(1 for k, x in enumerate(vs) if (k // d, k % d) not in S and sp.diff(E, x) != 0)
     bad += int(sp.expand(E.subs({W[i, j]: a[(i, j)] for (i, j) in S})) != 0)
+    return bad
+
+
+@completion.symbolic(timeout=30)
+def _m4_symbolic(p):
+    """Symbolic W, a and a fixed mask: Hess E = diag(1_S), ∂E/∂W_ij = 0 off S, E - 0 on S expands to 0."""
+    bad = _m4_prove()
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.hessian + expand", "d": d, "S": S,
+        "method": "sympy.hessian + expand", "d": 3, "S": _M4_S,
         "proved": "Hess E = projector onto S (rank |S|), E independent of W_ij off S, E = 0 on S"},
         message="entries that did not reduce to zero")
+
+
+@completion.mutant({
+    "half_dropped": "E = sum_S |W_ij - a_ij|^2 (the 1/2 dropped: Hess E = 2 P_S)",
+    "sign_flipped": "E = 1/2 sum_S |W_ij + a_ij|^2 (E no longer vanishes on the claimed minimisers)",
+}, timeout=30)
+def _m4_mutant(p, variant):
+    """The energy perturbed, through the same procedure: some identity must fail."""
+    bad = _m4_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{bad} entries/conditions did not reduce to zero for E ({variant})")
 
 
 @completion.falsifier("full_observation", search=("seed",))
@@ -1022,16 +1131,42 @@ def _count_numeric(p):
 count.property(over=("d", "N", "seed"), max_examples=12)
 
 
+#: the count of equations fixed by (G_N, ..., G_1) as printed, (N-1)d(d+1)/2, and misprints
+COUNT_VARIANTS = {
+    "stated": lambda d, N: (N - 1) * d * (d + 1) / 2,
+    "typo_N_constants": lambda d, N: N * d * (d + 1) / 2,
+    "sign_flipped": lambda d, N: (N - 1) * d * (d - 1) / 2,
+}
+
+
+def _count_prove(variant="stated"):
+    """Identities (N-1)d^2 = fixed + (N-1) dim O_d, Nd^2 - fixed = (4.6), d(d-1)/2 - (d-r)(d-r-1)/2 = dim St_{r,d}
+    (= rd - r(r+1)/2) with fixed the variant count; returns (failed, identities)."""
+    d, N, r = sp.symbols("d N r")
+    fixed = COUNT_VARIANTS[variant](d, N)
+    ids = [(N - 1) * d ** 2 - (fixed + (N - 1) * d * (d - 1) / 2),
+           N * d ** 2 - fixed - (d ** 2 + (N - 1) * d * (d - 1) / 2),
+           d * (d - 1) / 2 - (d - r) * (d - r - 1) / 2 - (r * d - r * (r + 1) / 2)]
+    return sum(1 for e in ids if sp.expand(e) != 0), ids
+
+
 @count.symbolic(timeout=30)
 def _count_symbolic(p):
     """(N-1)d² = (N-1)d(d+1)/2 + (N-1)d(d-1)/2, Nd² - (N-1)d(d+1)/2 = (4.6), d(d-1)/2 - (d-r)(d-r-1)/2 = dim St_{r,d}."""
-    d, N, r = sp.symbols("d N r")
-    ids = [(N - 1) * d ** 2 - ((N - 1) * d * (d + 1) / 2 + (N - 1) * d * (d - 1) / 2),
-           N * d ** 2 - (N - 1) * d * (d + 1) / 2 - (d ** 2 + (N - 1) * d * (d - 1) / 2),
-           d * (d - 1) / 2 - (d - r) * (d - r - 1) / 2 - (r * d - r * (r + 1) / 2)]
-    bad = sum(1 for e in ids if sp.expand(e) != 0)
+    bad, ids = _count_prove()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "identities": [str(i) for i in ids]},
                    message="identities that did not expand to zero")
+
+
+@count.mutant({
+    "typo_N_constants": "N d(d+1)/2 equations fixed by the N constants as read literally",
+    "sign_flipped": "(N-1)d(d-1)/2 equations fixed (d-1 for d+1)",
+}, timeout=30)
+def _count_mutant(p, variant):
+    """The count perturbed, through the same procedure: an identity must fail."""
+    bad, ids = _count_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"remainders": [str(sp.factor(i)) for i in ids]},
+                   message=f"{bad} of 3 count identities failed for {variant}")
 
 
 @count.falsifier("typo_n_constants")
@@ -1137,21 +1272,45 @@ def _norm_numeric(p):
 norm.property(over=("d", "N", "seed"), max_examples=20)
 
 
-@norm.symbolic(timeout=30)
-def _norm_symbolic(p):
-    """Symbolic W_2, W_1 (d = 2, 3): (4.23) and |W_2W_1|² - Tr K² + Tr GK expand to 0."""
+#: G and K of Remark 7 in convention (4.2), and the nearest misprints: (W2, W1) -> (G, K)
+NORM_VARIANTS = {
+    "stated": lambda W2, W1: (W1 * W1.T - W2.T * W2, W1 * W1.T),
+    "sign_flipped": lambda W2, W1: (W2.T * W2 - W1 * W1.T, W1 * W1.T),   # the (4.8) sign
+    "K_transposed": lambda W2, W1: (W1 * W1.T - W2.T * W2, W1.T * W1),
+}
+
+
+def _norm_prove(variant="stated"):
+    """Nonzero remainders of (4.23) and |W_2W_1|^2 - Tr K^2 + Tr GK for symbolic W_2, W_1 (d = 2, 3)."""
     bad = 0
     for d in (2, 3):
         W2 = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"a_{i}{j}"))
         W1 = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"b_{i}{j}"))
-        G = W1 * W1.T - W2.T * W2
-        K = W1 * W1.T
+        G, K = NORM_VARIANTS[variant](W2, W1)
         bad += int(sp.expand((W2.T * W2).trace() - ((W1 * W1.T).trace() - G.trace())) != 0)
         P = W2 * W1
         bad += int(sp.expand((P.T * P).trace() - (K * K).trace() + (G * K).trace()) != 0)
+    return bad
+
+
+@norm.symbolic(timeout=30)
+def _norm_symbolic(p):
+    """Symbolic W_2, W_1 (d = 2, 3): (4.23) and |W_2W_1|² - Tr K² + Tr GK expand to 0."""
+    bad = _norm_prove()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "d": [2, 3],
                                                       "proved": "(4.23) and the N=2 identity in convention (4.2)"},
                    message="identities that did not expand to zero")
+
+
+@norm.mutant({
+    "sign_flipped": "G = W_2^TW_2 - W_1W_1^T (the (4.8) sign) in (4.23) and the N = 2 identity",
+    "K_transposed": "K = W_1^TW_1 for W_1W_1^T in the N = 2 identity",
+}, timeout=30)
+def _norm_mutant(p, variant):
+    """Remark 7 perturbed, through the same procedure: an identity must fail."""
+    bad = _norm_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{bad} of 4 identities did not expand to zero ({variant})")
 
 
 @norm.falsifier("convention_4_8", search=("seed",))
@@ -1202,19 +1361,44 @@ def _k3_numeric(p):
 rankone.property(over=("a",), max_examples=20)
 
 
+#: the family (14.4) as printed, W = [[1, a], [1/a, 1]], and misprints
+RANK_ONE_VARIANTS = {
+    "stated": lambda a: sp.Matrix([[1, a], [1 / a, 1]]),
+    "sign_flipped": lambda a: sp.Matrix([[1, a], [-1 / a, 1]]),
+    "symmetric": lambda a: sp.Matrix([[1, a], [a, 1]]),
+}
+
+
+def _k3_prove(variant="stated"):
+    """Failures of det W = 0 and E(W) = 0 for the family (variant), and of the converse: W = [[1, b], [c, 1]]
+    (E = 0) has rank one iff c = 1/b."""
+    a, b, c = sp.symbols("a b c")
+    W = RANK_ONE_VARIANTS[variant](a)
+    E = sp.Rational(1, 2) * ((W[0, 0] - 1) ** 2 + (W[1, 1] - 1) ** 2)
+    bad = int(sp.cancel(W.det()) != 0) + int(sp.expand(E) != 0)
+    sol = sp.solve(sp.Matrix([[1, b], [c, 1]]).det(), c)
+    bad += int(len(sol) != 1 or sp.cancel(sol[0] - 1 / b) != 0)
+    return bad, sol, sp.cancel(W.det())
+
+
 @rankone.symbolic(timeout=30)
 def _k3_symbolic(p):
     """det [[1,a],[1/a,1]] = 0 and E = 0; conversely the rank-one zeros of (14.1) are exactly this family."""
-    a, b, c = sp.symbols("a b c")
-    W = sp.Matrix([[1, a], [1 / a, 1]])
-    E = sp.Rational(1, 2) * ((W[0, 0] - 1) ** 2 + (W[1, 1] - 1) ** 2)
-    bad = int(sp.cancel(W.det()) != 0) + int(sp.expand(E) != 0)
-    # converse: W = [[1, b], [c, 1]] (E = 0) has rank one iff det = 1 - bc = 0 iff c = 1/b
-    sol = sp.solve(sp.Matrix([[1, b], [c, 1]]).det(), c)
-    bad += int(len(sol) != 1 or sp.cancel(sol[0] - 1 / b) != 0)
+    bad, sol, _ = _k3_prove()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel / solve", "solution_c": str(sol),
                                                       "proved": "det = 0, E = 0; zero set ∩ rank one = {c = 1/b}"},
                    message="conditions that failed")
+
+
+@rankone.mutant({
+    "sign_flipped": "W = [[1, a], [-1/a, 1]] (sign of the lower-left entry flipped)",
+    "symmetric": "W = [[1, a], [a, 1]] (a for 1/a)",
+}, timeout=30)
+def _k3_mutant(p, variant):
+    """(14.4) perturbed, through the same procedure: det W must not vanish."""
+    bad, _, det = _k3_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"det": str(det)},
+                   message=f"{bad} conditions failed for {variant}: det W = {det}")
 
 
 @rankone.falsifier("symmetric_family", search=("a",))

@@ -540,31 +540,59 @@ def _(p):
 scalar_conics.property(over=("N", "seed"), max_examples=12)
 
 
-@scalar_conics.symbolic(timeout=60)
-def _(p):
-    """d/dt (w_{p+1}^2 - w_p^2) = 0 for e = E'(w) free; (5.10) lies on it; exact GD factor (1 - eta^2 e^2 prod)."""
+#: the conserved quantity of the scalar DLN as printed, w_{p+1}^2 - w_p^2, and misprints
+CONIC_VARIANTS = {
+    "stated": lambda a, b: a ** 2 - b ** 2,
+    "sign_flipped": lambda a, b: a ** 2 + b ** 2,
+    "squares_dropped": lambda a, b: a - b,
+}
+
+
+def _conics_prove(variant="stated"):
+    """Failures of: d/dt C(w - tD)|_{t=0} = 0 (sympy diff, D the gradient with e = E'(w) free); the exact GD
+    factor C(w - eta D) = (1 - eta^2 e^2 prod_{q != p,p+1} w_q^2) C(w); (5.10) on the hyperbola.  C per variant."""
+    Cf = CONIC_VARIANTS[variant]
     bad, inst = 0, []
-    e, eta = sp.symbols("e eta")
+    e, eta, t = sp.symbols("e eta t")
     for N in (2, 3, 4):
         w = sp.symbols(f"w1:{N + 1}")  # w[0] = w_1
         W = sp.Mul(*w)
         D = [e * W / w[q] for q in range(N)]  # dL/dw_q = e prod_{r != q} w_r
         for p in range(N - 1):
-            C = w[p + 1] ** 2 - w[p] ** 2
-            dC = 2 * w[p + 1] * (-D[p + 1]) - 2 * w[p] * (-D[p])
+            C = Cf(w[p + 1], w[p])
+            moved = [w[q] - t * D[q] for q in range(N)]
+            dC = sp.diff(Cf(moved[p + 1], moved[p]), t).subs(t, 0)
             bad += sp.expand(sp.cancel(dC)) != 0
             wn = [w[q] - eta * D[q] for q in range(N)]
-            Cn = wn[p + 1] ** 2 - wn[p] ** 2
+            Cn = Cf(wn[p + 1], wn[p])
             other = sp.Mul(*[w[q] ** 2 for q in range(N) if q not in (p, p + 1)])
             bad += sp.expand(sp.cancel(Cn - (1 - eta ** 2 * e ** 2 * other) * C)) != 0
         inst.append(N)
     g, x, v = sp.symbols("g x v")
     bad += sp.expand((v * sp.sqrt(x ** 2 - g)) ** 2 - x ** 2 + g).subs(v ** 2, 1) != 0
-    return Outcome(residual=int(bad), tolerance=0, values={
-        "method": "sympy.cancel + expand", "instances": [f"d=1, N={n}" for n in inst],
+    return int(bad), inst
+
+
+@scalar_conics.symbolic(timeout=60)
+def _(p):
+    """d/dt (w_{p+1}^2 - w_p^2) = 0 for e = E'(w) free; (5.10) lies on it; exact GD factor (1 - eta^2 e^2 prod)."""
+    bad, inst = _conics_prove()
+    return Outcome(residual=bad, tolerance=0, values={
+        "method": "sympy diff + cancel + expand", "instances": [f"d=1, N={n}" for n in inst],
         "proved": "d/dt C_p = 0; (5.10) satisfies w_{p+1}^2 - w_p^2 = -g_p; GD: C_p^+ = "
                   "(1 - eta^2 e^2 prod_{q != p,p+1} w_q^2) C_p exactly"},
         message="number of identities that did not reduce to zero")
+
+
+@scalar_conics.mutant({
+    "sign_flipped": "w_{p+1}^2 + w_p^2 (the sum, not the difference): not conserved",
+    "squares_dropped": "w_{p+1} - w_p (squares dropped): not conserved",
+}, timeout=60)
+def _(p, variant):
+    """The conserved quantity perturbed, through the same procedure: identities must fail."""
+    bad, _ = _conics_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{bad} identities did not reduce to zero for C = {variant}")
 
 
 @scalar_conics.falsifier("finite_step_gd", search=("seed", "N"))
@@ -742,9 +770,10 @@ def _cayley(d, name):
     return ((I - A) * (I + A).adjugate()).applyfunc(sp.expand), sp.expand((I + A).det())
 
 
-@svd_parametrisation.symbolic(timeout=60)
-def _(p):
-    """Polynomial identities (denominators cleared, sympy.expand): (5.13) and the telescoping (5.17)."""
+def _svd_param_prove(variant="stated"):
+    """Polynomial entries of (5.13) (balance) and (5.17) (telescoping) that do not expand to zero, with
+    W_p = Q_p Lambda Q_{p-1}^T as printed or (variant transposes_swapped) W_p = Q_{p-1} Lambda Q_p^T."""
+    swap = variant == "transposes_swapped"
     bad, inst = 0, []
     # (i) d = 2, N = 2, 3: every Q_p a Cayley rotation (and Q_0 a reflection), full statement
     for d, N in ((2, 2), (2, 3)):
@@ -754,7 +783,8 @@ def _(p):
         Qn[0] = (Qn[0][0] * sp.diag(1, -1), Qn[0][1])
         for num, den in Qn:  # the Cayley numerators are orthogonal up to den^2
             bad += sum(1 for x in (num.T * num - den ** 2 * sp.eye(d)) if sp.expand(x) != 0)
-        Wn = [(Qn[p][0] * L * Qn[p - 1][0].T, Qn[p][1] * Qn[p - 1][1]) for p in range(1, N + 1)]
+        Wn = [(Qn[p - 1][0] * L * Qn[p][0].T if swap else Qn[p][0] * L * Qn[p - 1][0].T, Qn[p][1] * Qn[p - 1][1])
+              for p in range(1, N + 1)]
         for p in range(1, N):
             (A, a), (B, b) = Wn[p], Wn[p - 1]  # W_{p+1} = A / a, W_p = B / b
             bad += sum(1 for x in ((A.T * A) * b ** 2 - (B * B.T) * a ** 2) if sp.expand(x) != 0)
@@ -775,14 +805,31 @@ def _(p):
     n0, d0 = _cayley(d, "q0")
     n2, d2 = _cayley(d, "q2")
     Q1 = gen("c")  # arbitrary: (5.13) at p = 1 needs only Q_0, Q_2 orthogonal
-    W2, W1 = n2 * L * Q1.T, Q1 * L * n0.T
+    W2, W1 = (Q1 * L * n2.T, n0 * L * Q1.T) if swap else (n2 * L * Q1.T, Q1 * L * n0.T)
     bad += sum(1 for x in ((W2.T * W2) * d0 ** 2 - (W1 * W1.T) * d2 ** 2) if sp.expand(x) != 0)
     inst.append("d=3, N=2 (Q_1 Cayley, Q_0 Q_2 arbitrary for (5.17); Q_0 Q_2 Cayley, Q_1 arbitrary for (5.13))")
-    return Outcome(residual=int(bad), tolerance=0, values={
+    return int(bad), inst
+
+
+@svd_parametrisation.symbolic(timeout=60)
+def _(p):
+    """Polynomial identities (denominators cleared, sympy.expand): (5.13) and the telescoping (5.17)."""
+    bad, inst = _svd_param_prove()
+    return Outcome(residual=bad, tolerance=0, values={
         "method": "Cayley rotations Q = (I-A) adj(I+A) / det(I+A), denominators cleared, sympy.expand",
         "instances": inst,
         "proved": "W_{p+1}^T W_{p+1} = W_p W_p^T and W_N...W_1 = Q_N Lambda^N Q_0^T"},
         message="number of polynomial entries that did not expand to zero")
+
+
+@svd_parametrisation.mutant({
+    "transposes_swapped": "W_p = Q_{p-1} Lambda Q_p^T (the frames on the wrong sides)",
+}, timeout=60)
+def _(p, variant):
+    """(5.13) perturbed, through the same procedure: entries must stay nonzero."""
+    bad, _ = _svd_param_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad},
+                   message=f"{bad} polynomial entries did not expand to zero for {variant}")
 
 
 @svd_parametrisation.reproduction

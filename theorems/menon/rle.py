@@ -295,11 +295,22 @@ def _(p):
     return _bm_outcome(p, rate)
 
 
-@bm_proj.symbolic(timeout=60)
-def _(p):
-    """Radial: Delta f(r) = f''|grad r|^2 + f' Delta r with |grad r|^2 = 1 = h^{rr} and Delta r = (d-1)/r = dS/dr
-    (S = (d-1) log r), so the generator is Delta_h + <grad S, grad>, not Delta_h; Dyson: the corrected
-    generator maps sum x_i^2 to 2 d^2 (times 1/beta), not 2d."""
+#: the orbit-volume potentials of the corrected generator: radial S(d, r) and Dyson S(x) (Her_d), and misprints
+BM_PROJ_VARIANTS = {
+    "corrected": (lambda d, r: (d - 1) * sp.log(r),
+                  lambda x: 2 * sum(sp.log(x[j] - x[i]) for i in range(len(x)) for j in range(i + 1, len(x)))),
+    "radial_dimension_shifted": (lambda d, r: d * sp.log(r),
+                                 lambda x: 2 * sum(sp.log(x[j] - x[i]) for i in range(len(x))
+                                                   for j in range(i + 1, len(x)))),
+    "dyson_half_log_van": (lambda d, r: (d - 1) * sp.log(r),
+                           lambda x: sum(sp.log(x[j] - x[i]) for i in range(len(x)) for j in range(i + 1, len(x)))),
+}
+
+
+def _bm_proj_prove(variant="corrected"):
+    """Failures of: |grad r|^2 = 1 and Delta r = dS/dr (radial, d = 2..6: the ambient Laplacian of f(r) is
+    f'' + S'(r) f'); (Delta + <grad S, grad>) sum x_i^2 = 2 d^2 = Delta_{Her_d} |X|^2 (Dyson, d = 2..4)."""
+    S_rad, S_dys = BM_PROJ_VARIANTS[variant]
     bad = 0
     printed_defect = {}
     r = sp.symbols("r", positive=True)
@@ -308,20 +319,40 @@ def _(p):
         rr = sp.sqrt(sum(x ** 2 for x in xs))
         grad2 = sp.simplify(sum(sp.diff(rr, x) ** 2 for x in xs))
         lap_r = sp.simplify(sum(sp.diff(rr, x, 2) for x in xs))
-        dS = sp.diff((d - 1) * sp.log(r), r).subs(r, rr)
+        dS = sp.diff(S_rad(d, r), r).subs(r, rr)
         bad += int(sp.simplify(grad2 - 1) != 0) + int(sp.simplify(lap_r - dS) != 0)
         printed_defect[d] = str(sp.simplify(lap_r.subs(rr, r)))  # the first-order term principle (3) omits
     for d in range(2, 5):
         x = sp.symbols(f"y1:{d + 1}", real=True)
-        S = 2 * sum(sp.log(x[j] - x[i]) for i in range(d) for j in range(i + 1, d))
+        S = S_dys(x)
         fq = sum(xi ** 2 for xi in x)
         gen = sum(sp.diff(fq, xi, 2) for xi in x) + sum(sp.diff(S, xi) * sp.diff(fq, xi) for xi in x)
         bad += int(sp.cancel(sp.together(gen - 2 * d ** 2)) != 0)
+    return bad, printed_defect
+
+
+@bm_proj.symbolic(timeout=60)
+def _(p):
+    """Radial: Delta f(r) = f''|grad r|^2 + f' Delta r with |grad r|^2 = 1 = h^{rr} and Delta r = (d-1)/r = dS/dr
+    (S = (d-1) log r), so the generator is Delta_h + <grad S, grad>, not Delta_h; Dyson: the corrected
+    generator maps sum x_i^2 to 2 d^2 (times 1/beta), not 2d."""
+    bad, printed_defect = _bm_proj_prove()
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy simplify/cancel", "instances": "radial d=2..6; Dyson (Her_d, S = 2 log van) d=2..4",
         "omitted_drift_Delta_r": printed_defect,
         "proved": "|grad r| = 1, Delta r = dS/dr; (Delta + <grad 2 log van, grad>) sum x_i^2 = 2 d^2"},
         message="number of failed identities")
+
+
+@bm_proj.mutant({
+    "radial_dimension_shifted": "S = d log r for the sphere S^{d-1} (dimension shifted)",
+    "dyson_half_log_van": "S = log van (the square of the Vandermonde dropped) for the Dyson orbits",
+}, timeout=60)
+def _(p, variant):
+    """The potential S perturbed, through the same procedure: some identity must fail."""
+    bad, _ = _bm_proj_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message=f"{bad} identities failed with S ({variant})")
 
 
 # ===========================================================================
@@ -409,26 +440,46 @@ def _(p):
     return _sphere_outcome(p, r2T, n, 0.0)
 
 
-@rle_gen.symbolic(timeout=60)
-def _(p):
-    """Ito for f = |m|^2 under dm = sqrt(2/beta) P_m dW: no martingale part, drift (2/beta)(d-1) = 2 r beta^{-1} dS/dr."""
+def _rle_gen_prove(variant="stated"):
+    """For f = |m|^2 under dm = sqrt(2/beta) P dW (P = P_m, or I for the mutant projection_dropped): nonzero
+    entries of the martingale coefficient grad f^T P, plus a failure when the Ito drift (1/beta) tr(P P^T Hess f)
+    differs from 2 r beta^{-1} dS/dr (the gradient flow of F_beta = -beta^{-1} S), S = (d-1) log r (d log r for the
+    mutant), d = 2..5."""
     bad = 0
     beta, r = sp.symbols("beta r", positive=True)
     for d in range(2, 6):
         m = sp.Matrix(sp.symbols(f"m1:{d + 1}", real=True))
-        P = sp.eye(d) - m * m.T / (m.T * m)[0]
+        P = sp.eye(d) if variant == "projection_dropped" else sp.eye(d) - m * m.T / (m.T * m)[0]
         f = (m.T * m)[0]
         grad = sp.Matrix([sp.diff(f, x) for x in m])
         hess = sp.hessian(f, list(m))
         mart = sp.simplify(grad.T * P)                                 # noise coefficient of d f
         drift = sp.simplify((sp.Rational(1, 1) / beta) * (P * P.T * hess).trace())  # (1/2)(2/beta) tr(P P^T Hess)
-        S = (d - 1) * sp.log(r)
+        S = (d if variant == "S_dimension_shifted" else d - 1) * sp.log(r)
         target = 2 * r * sp.diff(S, r) / beta  # d(r^2)/dt = 2 r rdot with rdot = beta^{-1} S'(r)
         bad += sum(1 for e in mart if e != 0) + int(sp.simplify(drift - target) != 0)
+    return bad
+
+
+@rle_gen.symbolic(timeout=60)
+def _(p):
+    """Ito for f = |m|^2 under dm = sqrt(2/beta) P_m dW: no martingale part, drift (2/beta)(d-1) = 2 r beta^{-1} dS/dr."""
+    bad = _rle_gen_prove()
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy simplify (d <= 5)", "instances": [2, 3, 4, 5],
         "proved": "d|m|^2 = (2/beta)(d-1) dt exactly, i.e. rdot = (d-1)/(beta r) = beta^{-1} dS/dr"},
         message="number of nonzero defects")
+
+
+@rle_gen.mutant({
+    "projection_dropped": "dm = sqrt(2/beta) dW (no P_m): the noise leaves the sphere",
+    "S_dimension_shifted": "S = d log r for the orbit S^{d-1} (dimension shifted)",
+}, timeout=60)
+def _(p, variant):
+    """The RLE perturbed, through the same procedure: defects must remain."""
+    bad = _rle_gen_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"defects": bad},
+                   message=f"{bad} nonzero defects for {variant}")
 
 
 # ===========================================================================
@@ -540,20 +591,47 @@ def _(p, variant):
     return _thm18_outcome(p, **{"stated": dict(conjugate=False), "inverse_metric": dict(inverse=True)}[variant])
 
 
-@thm18.symbolic(timeout=60)
-def _(p):
-    """d = 1: g = 1/(N w^{2-2/N}); the LB drift g^{-1/2} d/dw (g^{1/2} g^{-1}) = (N-1) w^{1-2/N} = (N-1) lam^{N-2}."""
+#: Sigma''_kk of Theorem 18 as printed, (N-1) lambda^{N-2}, and misprints
+THM18_VARIANTS = {
+    "corrected": lambda N, lam: (N - 1) * lam ** (N - 2),
+    "factor_N": lambda N, lam: N * lam ** (N - 2),
+    "exponent_shifted": lambda N, lam: (N - 1) * lam ** (N - 1),
+}
+
+
+def _thm18_prove(variant="corrected"):
+    """Depths N = 2..8 (d = 1) at which the Laplace-Beltrami drift g^{-1/2} d/dw (g^{1/2} g^{-1}) of the metric
+    g = 1/(N w^{2-2/N}) (4.14), at w = lambda^N, differs from Sigma'' (variant)."""
     w, lam = sp.symbols("w lambda", positive=True)
-    bad = 0
+    bad = []
     for N in range(2, 9):
         ginv = N * w ** (2 - sp.Rational(2, N))
         sqrtg = 1 / sp.sqrt(ginv)
         drift = sp.diff(sqrtg * ginv, w) / sqrtg
-        bad += int(sp.simplify(sp.powsimp(sp.expand(drift - (N - 1) * w ** (1 - sp.Rational(2, N))))) != 0)
-        bad += int(sp.simplify((N - 1) * (lam ** N) ** (1 - sp.Rational(2, N)) - (N - 1) * lam ** (N - 2)) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy diff/simplify", "instances": "d=1, N=2..8",
-                                                      "proved": "drift (N-1) w^{1-2/N} = Sigma''"},
+        rem = sp.simplify(sp.powsimp(sp.expand(drift.subs(w, lam**N) - THM18_VARIANTS[variant](N, lam)), force=True))
+        if rem != 0:
+            bad.append(N)
+    return bad
+
+
+@thm18.symbolic(timeout=60)
+def _(p):
+    """d = 1: g = 1/(N w^{2-2/N}); the LB drift g^{-1/2} d/dw (g^{1/2} g^{-1}) = (N-1) w^{1-2/N} = (N-1) lam^{N-2}."""
+    bad = _thm18_prove()
+    return Outcome(residual=len(bad), tolerance=0, values={"method": "sympy diff/simplify", "instances": "d=1, N=2..8",
+                                                           "proved": "drift (N-1) w^{1-2/N} = Sigma''"},
                    message="number of N for which the d=1 drift differs from (12.9)")
+
+
+@thm18.mutant({
+    "factor_N": "Sigma''_kk = N lambda_k^{N-2} (N for N-1)",
+    "exponent_shifted": "Sigma''_kk = (N-1) lambda_k^{N-1} (exponent shifted)",
+}, timeout=60)
+def _(p, variant):
+    """(12.9) perturbed, through the same procedure: the drift must differ at some depth."""
+    bad = _thm18_prove(variant)
+    return Outcome(residual=len(bad), tolerance=0, values={"failing_depths": bad},
+                   message=f"the LB drift differs from Sigma'' ({variant}) at N = {bad}")
 
 
 @thm18.reproduction
@@ -643,9 +721,20 @@ def _(p):
     return _ent_grad_outcome(p, half=False)
 
 
-@ent_grad.symbolic(timeout=60)
-def _(p):
-    """N lambda_k^{2N-2} dS/dsigma_k (the eigenvalue N sigma^{2-2/N} of A times dS) equals Sigma'_kk, d = 3, N = 2..5."""
+#: the pair term of Sigma'_kk (12.8) as printed, and misprints: (N, lam_k, lam_l) -> term
+ENT_GRAD_VARIANTS = {
+    "stated": lambda N, a, b: (N * a ** (2 * N - 1) / (a ** (2 * N) - b ** (2 * N)) - a / (a ** 2 - b ** 2))
+    * a ** (N - 1),
+    "sign_flipped": lambda N, a, b: (N * a ** (2 * N - 1) / (a ** (2 * N) - b ** (2 * N)) + a / (a ** 2 - b ** 2))
+    * a ** (N - 1),
+    "power_shifted": lambda N, a, b: (N * a ** (2 * N - 1) / (a ** (2 * N) - b ** (2 * N)) - a / (a ** 2 - b ** 2))
+    * a ** (N - 2),
+}
+
+
+def _ent_grad_prove(variant="stated"):
+    """Number of (N, k) (d = 3, N = 2..5) with a nonzero remainder of N sigma_k^{2-2/N} dS/dsigma_k (S of Thm 10
+    differentiated by sympy, times the eigenvalue of A on u_k v_k^T) minus Sigma'_kk (variant), sigma = lambda^N."""
     bad = 0
     d = 3
     lam = sp.symbols(f"l1:{d + 1}", positive=True)
@@ -657,14 +746,31 @@ def _(p):
         for k in range(d):
             lhs = N * sig[k] ** (2 - sp.Rational(2, N)) * sp.diff(S, sig[k])
             lhs = lhs.subs({sig[i]: lam[i] ** N for i in range(d)})
-            rhs = sum((N * lam[k] ** (2 * N - 1) / (lam[k] ** (2 * N) - lam[l] ** (2 * N))
-                       - lam[k] / (lam[k] ** 2 - lam[l] ** 2)) * lam[k] ** (N - 1) for l in range(d) if l != k)
+            rhs = sum(ENT_GRAD_VARIANTS[variant](N, lam[k], lam[l]) for l in range(d) if l != k)
             bad += int(sp.cancel(sp.together(sp.powsimp(sp.expand_power_base(lhs - rhs, force=True),
                                                         force=True))) != 0)
+    return bad
+
+
+@ent_grad.symbolic(timeout=60)
+def _(p):
+    """N lambda_k^{2N-2} dS/dsigma_k (the eigenvalue N sigma^{2-2/N} of A times dS) equals Sigma'_kk, d = 3, N = 2..5."""
+    bad = _ent_grad_prove()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy together/cancel",
                                                       "instances": "d=3, N=2..5, every k",
                                                       "proved": "N sigma_k^{2-2/N} dS/dsigma_k = Sigma'_kk (12.8)"},
                    message="number of (N, k) with a nonzero remainder")
+
+
+@ent_grad.mutant({
+    "sign_flipped": "Sigma'_kk with + lambda_k/(lambda_k^2 - lambda_l^2) (sign of the second term flipped)",
+    "power_shifted": "Sigma'_kk with the factor lambda_k^{N-2} for lambda_k^{N-1}",
+}, timeout=60)
+def _(p, variant):
+    """(12.8) perturbed, through the same procedure: remainders must stay nonzero."""
+    bad = _ent_grad_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero": bad},
+                   message=f"{bad} of 12 (N, k) have a nonzero remainder against Sigma' ({variant})")
 
 
 # ===========================================================================
@@ -736,17 +842,46 @@ def _(p):
     return _bounded_outcome(p, dyson=True)
 
 
+#: the limit of the pair term as printed, (N-1)/2 lambda^{N-2}, and misprints
+BOUNDED_VARIANTS = {
+    "stated": lambda N, lam: sp.Rational(N - 1, 2) * lam ** (N - 2),
+    "half_dropped": lambda N, lam: (N - 1) * lam ** (N - 2),
+    "exponent_shifted": lambda N, lam: sp.Rational(N - 1, 2) * lam ** (N - 1),
+}
+
+
+def _bounded_prove(variant="stated"):
+    """Depths N = 2..8 at which sympy's limit lambda_l -> lambda_k of the printed pair term
+    (N lambda_k^{2N-1}/(lambda_k^{2N} - lambda_l^{2N}) - lambda_k/(lambda_k^2 - lambda_l^2)) lambda_k^{N-1}
+    differs from the right-hand side (variant)."""
+    a, b = sp.symbols("lambda_k lambda_l", positive=True)
+    bad = []
+    for N in range(2, 9):
+        g = (N * a ** (2 * N - 1) / (a ** (2 * N) - b ** (2 * N)) - a / (a ** 2 - b ** 2)) * a ** (N - 1)
+        lim = sp.limit(sp.cancel(sp.together(g)), b, a)
+        if sp.simplify(lim - BOUNDED_VARIANTS[variant](N, a)) != 0:
+            bad.append(N)
+    return bad
+
+
 @bounded.symbolic(timeout=60)
 def _(p):
-    """sympy: lim_{t->1} N/(1-t^{2N}) - 1/(1-t^2) = (N-1)/2, N = 2..10 (the pair term / lambda_k^{N-2})."""
-    t = sp.symbols("t", positive=True)
-    bad = 0
-    for N in range(2, 11):
-        g = N / (1 - t ** (2 * N)) - 1 / (1 - t ** 2)
-        bad += int(sp.limit(g, t, 1) != sp.Rational(N - 1, 2))
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.limit", "instances": "N=2..10",
-                                                      "proved": "finite limit (N-1)/2"},
+    """sympy: lim_{lambda_l -> lambda_k} of the pair term of (12.8) is (N-1)/2 lambda_k^{N-2}, N = 2..8."""
+    bad = _bounded_prove()
+    return Outcome(residual=len(bad), tolerance=0, values={"method": "sympy.limit of the printed expression",
+                                                           "instances": "N=2..8", "proved": "finite limit (N-1)/2 lambda^{N-2}"},
                    message="number of N with a different limit")
+
+
+@bounded.mutant({
+    "half_dropped": "limit (N-1) lambda_k^{N-2} (the 1/2 dropped)",
+    "exponent_shifted": "limit (N-1)/2 lambda_k^{N-1} (exponent shifted)",
+}, timeout=60)
+def _(p, variant):
+    """The limit perturbed, through the same procedure: it must differ at some depth."""
+    bad = _bounded_prove(variant)
+    return Outcome(residual=len(bad), tolerance=0, values={"failing_depths": bad},
+                   message=f"the limit differs from the {variant} value at N = {bad}")
 
 
 # ===========================================================================
@@ -980,12 +1115,19 @@ def _(p):
                    message="fraction of limits with W_12 < 0 vs the fraction of unclustered limits")
 
 
-@mc.symbolic(timeout=60)
-def _(p):
-    """The rank-one family (14.3) has det = 0 and E = 0; E(DWD) = E(W) and E'(DWD) = D E'(W) D."""
+#: the rank-one family (14.3) as printed, and misprints
+MC_FAMILIES = {
+    "corrected": lambda a: sp.Matrix([[1, a], [1 / a, 1]]),
+    "family_symmetric": lambda a: sp.Matrix([[1, a], [a, 1]]),
+    "family_sign_flipped": lambda a: sp.Matrix([[1, a], [-1 / a, 1]]),
+}
+
+
+def _mc_prove(variant="corrected"):
+    """Failures of det(14.3) = 0, E(14.3) = 0 (family per variant), E(DWD) = E(W) and E'(DWD) = D E'(W) D."""
     a = sp.symbols("a", nonzero=True)
     w = sp.Matrix(2, 2, sp.symbols("w11 w12 w21 w22", real=True))
-    W = sp.Matrix([[1, a], [1 / a, 1]])
+    W = MC_FAMILIES[variant](a)
     E = lambda X: ((X[0, 0] - 1) ** 2 + (X[1, 1] - 1) ** 2) / 2  # noqa: E731
     D = sp.diag(1, -1)
     bad = int(sp.simplify(W.det()) != 0) + int(sp.simplify(E(W)) != 0)
@@ -994,9 +1136,27 @@ def _(p):
     grad_at = sp.Matrix(2, 2, lambda i, j: sp.diff(E(w), w[i, j])).subs({w[i, j]: DwD[i, j] for i in range(2)
                                                                            for j in range(2)}, simultaneous=True)
     bad += sum(1 for e in (grad_at - D * sp.Matrix(2, 2, lambda i, j: sp.diff(E(w), w[i, j])) * D) if sp.expand(e) != 0)
+    return bad, sp.simplify(W.det())
+
+
+@mc.symbolic(timeout=60)
+def _(p):
+    """The rank-one family (14.3) has det = 0 and E = 0; E(DWD) = E(W) and E'(DWD) = D E'(W) D."""
+    bad, _ = _mc_prove()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy", "proved":
                                                       "det(14.3) = 0, E(14.3) = 0, E and E' are D-equivariant"},
                    message="number of failed identities")
+
+
+@mc.mutant({
+    "family_symmetric": "(14.3) as [[1, a], [a, 1]] (a for 1/a)",
+    "family_sign_flipped": "(14.3) as [[1, a], [-1/a, 1]] (sign flipped)",
+}, timeout=60)
+def _(p, variant):
+    """The family perturbed, through the same procedure: det must not vanish."""
+    bad, det = _mc_prove(variant)
+    return Outcome(residual=bad, tolerance=0, values={"det": str(det)},
+                   message=f"{bad} identities failed for {variant}: det = {det}")
 
 
 @mc.reproduction(slow=True)
