@@ -71,10 +71,11 @@ def test_loose_bound_reports_not_approached_with_its_best_ratio():
 
 
 def test_loose_bound_declared_so_expects_the_sharpened_bound_to_hold():
-    claim = _am_gm("declared_loose", 1.0, approached=False)
+    claim = _am_gm("declared_loose", 1.0, approached=False, finding="twice the sharp constant: best ratio 1/2")
     chk = claim.check("falsifier", "sharpened_10pct")
     assert chk.expect == "certified" and "declared not approached" in chk.description
     assert chk.describe()["expect"] == "certified"
+    assert claim.notes.endswith("Tightness: twice the sharp constant: best ratio 1/2")
     fals = run_check(chk, profile="ci")
     assert fals["verdict"] == "certified" and "declared loose" in fals["message"]
 
@@ -109,6 +110,8 @@ def test_tightness_declaration_errors():
         c.tightness(over=("zz",))
     with pytest.raises(ValueError, match="sharpen"):
         c.tightness(over=("a",), sharpen=1.5)
+    with pytest.raises(ValueError, match="finding"):
+        c.tightness(over=("a",), approached=False)
 
 
 def test_full_range_draws_reach_small_values_of_a_range_spanning_decades():

@@ -300,7 +300,8 @@ class Claim:
 
     def tightness(self, *, over: Iterable[str], max_examples: int = 60, sharpen: float = 0.9,
                   name: str | None = None, witnesses: Sequence[Mapping] = (), approached: bool = True,
-                  fixed: dict | None = None, strategy: Any = None, slow: bool = False, description: str = ""):
+                  finding: str = "", fixed: dict | None = None, strategy: Any = None, slow: bool = False,
+                  description: str = ""):
         """A bound driven to equality (DESIGN.md, check strength): two checks for a ``bound=True`` claim.
 
         Tightness convention: the numeric check of a bound returns ``values["tightness"]`` = the side
@@ -320,7 +321,9 @@ class Claim:
           the tightest instance the search found: it must come out refuted.  Where the document's
           own proof leaves the constant loose, declare ``approached=False``: the falsifier is then
           expected to come out *certified* (the sharpened bound holds on every draw), its record
-          says "bound not approached, best ratio r", and ``theorems list`` shows that expectation.
+          says "bound not approached, best ratio r", and ``theorems list`` shows that expectation;
+          ``finding`` (required then) says why and with what best ratio, and is appended to the
+          claim's notes.
         """
         if not self.bound:
             raise ValueError(f"{self.id}: tightness() is for a bound; declare Claim(..., bound=True)")
@@ -335,6 +338,10 @@ class Claim:
             for n in w:
                 if n not in known:
                     raise ValueError(f"{self.id}: a tightness witness names unknown parameter {n!r}")
+        if not approached:
+            if not finding:
+                raise ValueError(f"{self.id}: a bound declared not approached needs its finding (best ratio, why)")
+            self.notes = (self.notes + " " if self.notes else "") + "Tightness: " + finding
         name = name or f"sharpened_{round((1.0 - float(sharpen)) * 100)}pct"
         spec = {"over": over, "max_examples": int(max_examples), "sharpen": float(sharpen), "name": name,
                 "witnesses": tuple(dict(w) for w in witnesses), "approached": bool(approached)}

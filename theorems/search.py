@@ -197,6 +197,13 @@ def _cache_key(check, base: Params, profile: str | None) -> tuple:
 
 
 def run_tightness(check, base: Params, profile: str | None) -> Outcome:
+    """:func:`_search_tightness`, kept for the claim's sharpened falsifier in this process."""
+    out = _search_tightness(check, base, profile)
+    _TIGHTEST[_cache_key(check, base, profile)] = out
+    return out
+
+
+def _search_tightness(check, base: Params, profile: str | None) -> Outcome:
     """The tightness search of a bound (:meth:`theorems.claim.Claim.tightness`): the witnesses, then
     Hypothesis draws over the declared ranges with ``target(tightness)``; every draw must certify."""
     from hypothesis import target
@@ -277,7 +284,7 @@ def tightest(check, base: Params, profile: str | None) -> Outcome:
     prop = next(c for c in check.claim.checks if c.kind == "property" and c.bound is not None)
     key = _cache_key(prop, base, profile)
     if key not in _TIGHTEST:
-        _TIGHTEST[key] = run_tightness(prop, base, profile)
+        run_tightness(prop, base, profile)
     return _TIGHTEST[key]
 
 

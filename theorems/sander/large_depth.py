@@ -812,6 +812,7 @@ chi2 = Claim(
     lines=(2694, 2714),
     statement=r"W\sim\mathcal N(0,1)^{q\times m},\ M_W\ge\sqrt2:\ P(\|W\|_F>M_W\sqrt{qm})\le\exp\!\big(-\tfrac{(M_W^2-1)qm}{16}\big)",
     status="holds",
+    bound=True,
     params=[
         Param.float("M_W", math.sqrt(2), math.sqrt(2), 10.0, "the multiple M_W >= sqrt 2", search=(math.sqrt(2), 3.0)),
         Param.int("qm_max", 4096, 1, 10**6, "qm is checked on every integer 1..qm_max"),
@@ -832,7 +833,8 @@ def _chi2(p, div):
     i = int(np.argmax(r))
     return Outcome(residual=float(r[i]), tolerance=1e-9 * (1 + abs(float(logP[i]))), values={
         "worst_qm": int(k[i]), "worst_log_ratio": float(r[i]), "P_at_worst": float(np.exp(logP[i])),
-        "bound_at_worst": float(np.exp(logB[i]))}, message="max_qm log(P / bound) (must be <= 0)")
+        "bound_at_worst": float(np.exp(logB[i])), "tightness": float(np.exp(r[i]))},  # P / bound, worst qm
+        message="max_qm log(P / bound) (must be <= 0)")
 
 
 @chi2.numeric
@@ -850,6 +852,13 @@ def _(p):
     return _chi2(p, 4)
 
 
+chi2.tightness(over=("M_W", "qm_max"), max_examples=20, approached=False,
+               finding="bound not approached, best ratio P/bound = 0.167 at M_W = sqrt 2, qm = 1 over the declared "
+                       "range (the ratio falls with qm and M_W). Loose by the proof's own steps: x = (M_W^2-1)qm/16 "
+                       "spends half of the budget (M_W^2-1)qm on each of 2 sqrt(qm x) and 2x, and Laurent-Massart's "
+                       "e^{-x} is itself a Chernoff bound.")
+
+
 pl_ineq = Claim(
     id="sander.pl_proof_inequality",
     title="Proof of Prop 3.6: (1 - 2 sqrt2 K/L)^L >= e^{-2 sqrt2 K} is false; (1 - sqrt2 K/L)^L >= e^{-2 sqrt2 K} holds",
@@ -859,6 +868,7 @@ pl_ineq = Claim(
     lines=(2532, 2540),
     statement=r"\Big(1-\frac{2\sqrt2K_\sigma}{L}\Big)^L\ge e^{-2\sqrt2K_\sigma}",
     status="erratum",
+    bound=True,
     corrected=r"L\ge2\sqrt2K_\sigma\Rightarrow\Big(1-\frac{\sqrt2K_\sigma}{L}\Big)^L\ge e^{-2\sqrt2K_\sigma}"
               r"\ (\|V_k\|_F\le M\le\tfrac12\text{ halves the per-layer factor; (3.51) survives)}",
     params=[
@@ -889,7 +899,8 @@ def _plineq(p, c):
         if wl is None:
             return inconclusive("1 - c a/L <= 0 for every L of the ladder")
         return Outcome(residual=float(worst), tolerance=1e-40, values={
-            "worst_L": wl, "lhs_at_worst": float((1 - c * a / wl) ** wl), "rhs": float(mp.e ** (-a))},
+            "worst_L": wl, "lhs_at_worst": float((1 - c * a / wl) ** wl), "rhs": float(mp.e ** (-a)),
+            "tightness": float(mp.e ** worst)},  # rhs / lhs at the worst L of the ladder (1 = equality)
             message="max_L [log e^{-a} - log (1 - c a/L)^L] (must be <= 0)")
 
 
@@ -919,6 +930,9 @@ def _(p):
     return Outcome(residual=sum(int(v != 0) for v in r), tolerance=0, values={"method": "sympy.simplify",
                    "instances": ["x in [0, 1/2]"], "proved": "corrected bound; printed bound strictly false"},
                    message="failed identities")
+
+
+pl_ineq.tightness(over=("K", "L"), max_examples=30)
 
 
 frob = Claim(
