@@ -251,6 +251,7 @@ pl = Claim(
     corrected=r"\|\theta_k\|_{op}\le\tfrac12\ \Rightarrow\ 4(1-\tfrac1{2N})^{2N-2}m\,\ell\le N^2\|\nabla_n\|_F^2\le4(1+\tfrac1{2N})^{2N-2}M\,\ell"
               r"\quad(\subset[\tfrac4em\ell,4eM\ell])",
     status="erratum",
+    bound=True,
     params=[Param.int("N", 50, 1, 400, "depth", search=(1, 60)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
             Param.seed("seed"),
@@ -293,7 +294,9 @@ def _(p):
     N = p.N
     lo, hi = 4 * (1 - 1 / (2 * N)) ** (2 * N - 2) * m, 4 * (1 + 1 / (2 * N)) ** (2 * N - 2) * M
     return _pl_outcome(r, lo, hi, 20 * N * p.d * EPS, {"ratio_min": float(r.min()), "ratio_max": float(r.max()),
-                                                        "interval": [lo, hi], "m": m, "M": M})
+                                                        "interval": [lo, hi], "m": m, "M": M,
+                                                        # the closer of the two sides (lower: lo / min, upper: max / hi)
+                                                        "tightness": max(lo / float(r.min()), float(r.max()) / hi)})
 
 
 pl.property(over=("N", "d", "seed", "radius"), max_examples=15)
@@ -335,6 +338,9 @@ def _(p):
     parts["(1+1/2N)^(2N-2)<=e"] = (max(hi_max - E, 0.0), 1e-14)
     return Outcome.from_parts(parts, "catalogue L5 numbers (4 decimals)", {"computed": got, "quoted": quoted,
                                                                           "min_lower_factor": lo_min, "max_upper_factor": hi_max})
+
+
+pl.tightness(over=("N", "d", "seed", "radius"), max_examples=30)
 
 
 # ===========================================================================
