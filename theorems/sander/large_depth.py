@@ -955,6 +955,7 @@ frob = Claim(
     statement=r"s_{\min}(A+A')\ge s_{\min}(A)-\|A'\|_F;\ A\in\mathbb R^{m\times r},m\ge r:\ \|AB\|_F\ge s_{\min}(A)\|B\|_F;"
               r"\ B\in\mathbb R^{r\times n},n\ge r:\ \|AB\|_F\ge\|A\|_Fs_{\min}(B)",
     status="holds",
+    bound=True,
     params=[Param.int("m", 5, 1, 30, "rows of A", search=(1, 8)), Param.int("r", 3, 1, 30, "inner dimension", search=(1, 8)),
             Param.int("n", 4, 1, 30, "columns of B", search=(1, 8)),
             Param.seed("seed", search=(0, 100_000))],
@@ -985,7 +986,14 @@ def _(p):
         parts["left"] = (max(0.0, _smin(A) * np.linalg.norm(B) - np.linalg.norm(A @ B)), tol((A, B)) * math.sqrt(p.n))
     if p.n >= p.r:
         parts["right"] = (max(0.0, np.linalg.norm(A) * _smin(B) - np.linalg.norm(A @ B)), tol((A, B)) * math.sqrt(p.m))
-    return Outcome.from_parts(parts, "violations of Lemma 3.21", {"checked": list(parts)})
+    # tightness: the tightest of the three, each (lower side) / (upper side); a lower side <= 0 says nothing (0)
+    sides = {"perturbation": (_smin(A) - np.linalg.norm(Ap), _smin(A + Ap))}
+    if p.m >= p.r:
+        sides["left"] = (_smin(A) * np.linalg.norm(B), np.linalg.norm(A @ B))
+    if p.n >= p.r:
+        sides["right"] = (np.linalg.norm(A) * _smin(B), np.linalg.norm(A @ B))
+    ratios = [float(lo / hi) if lo > 0 and hi > 0 else 0.0 for lo, hi in sides.values()]
+    return Outcome.from_parts(parts, "violations of Lemma 3.21", {"checked": list(parts), "tightness": max(ratios)})
 
 
 frob.property(over=("m", "r", "n", "seed"), max_examples=20)
@@ -1000,6 +1008,9 @@ def _(p):
     lhs, rhs = float(np.linalg.norm(A @ B)), _smin(A) * float(np.linalg.norm(B))
     return Outcome(residual=max(0.0, rhs - lhs), tolerance=8 * p.r * EPS * float(np.linalg.norm(A, 2)) * math.sqrt(p.n),
                    values={"norm_AB": lhs, "smin_A_times_norm_B": rhs}, message="s_min(A)|B|_F - |AB|_F")
+
+
+frob.tightness(over=("m", "r", "n", "seed"), max_examples=30)
 
 
 prop39 = Claim(
