@@ -67,6 +67,8 @@ class Check:
     strategy: Any = None
     family: bool = False
     expect_: str | None = None
+    #: a bound's tightness search or sharpened-constant falsifier (:meth:`Claim.tightness`): its spec
+    bound: dict | None = None
 
     @property
     def expect(self) -> str:
@@ -123,7 +125,8 @@ class Claim:
                  statement: str, status: str, section: str = "", equation: str = "",
                  corrected: str | None = None, params: Sequence[Param] = (), notes: str = "",
                  catalogue: str = "", validate: Callable[[Params], None] | None = None,
-                 covers: Sequence[str] = (), document: str | None = None, module: str | None = None):
+                 covers: Sequence[str] = (), document: str | None = None, module: str | None = None,
+                 bound: bool = False):
         prefix = id.split(".", 1)[0]
         if document is not None and document != prefix:
             raise ValueError(f"claim id {id!r} does not start with its document {document!r}")
@@ -159,6 +162,9 @@ class Claim:
         self.catalogue = catalogue
         self.covers = tuple(covers)
         self.validator = validate
+        #: the statement is an inequality (DESIGN.md, check strength): the numeric check reports
+        #: ``values["tightness"]`` and :meth:`tightness` declares its search and sharpened falsifier
+        self.bound = bool(bound)
         self.checks: list[Check] = []
         # the declaring module: one frame lookup (~1 us; building the whole stack cost ms per claim)
         self.module = module or sys._getframe(1).f_globals.get("__name__", "?")
@@ -292,6 +298,70 @@ class Claim:
                                max_examples=max_examples, fixed=dict(fixed or {}), description=description,
                                strategy=strategy))
 
+    def tightness(self, *, over: Iterable[str], max_examples: int = 60, sharpen: float = 0.9,
+                  name: str | None = None, witnesses: Sequence[Mapping] = (), approached: bool = True,
+                  finding: str = "", fixed: dict | None = None, strategy: Any = None, slow: bool = False,
+                  description: str = ""):
+        """A bound driven to equality (DESIGN.md, check strength): two checks for a ``bound=True`` claim.
+
+        Tightness convention: the numeric check of a bound returns ``values["tightness"]`` = the side
+        that must be smaller divided by the side that must be larger (both positive), so it lies in
+        [0, 1] while the bound holds and is 1 at equality; for ``lhs <= C g`` it is ``lhs / (C g)``,
+        for ``lhs >= C g`` it is ``C g / lhs``.
+
+        * ``property[tightness]``: Hypothesis draws ``over`` from the *declared* ranges
+          (:func:`theorems.search.full_range`, log-uniform where a range spans decades), after the
+          ``witnesses`` (parameter dicts: the extremal instances the proof suggests), and pushes
+          toward equality with ``hypothesis.target(tightness)``; the bound must certify on every draw
+          (a draw that breaks it is a shrunk counterexample), and ``values`` report
+          ``best_tightness`` and ``best_params``.
+        * ``falsifier[<name>]`` (default ``sharpened_10pct`` for ``sharpen=0.9``): the bound with its
+          constant sharpened, ``lhs <= sharpen * C g`` (a lower bound's constant divided by
+          ``sharpen``), i.e. ``tightness <= sharpen``, evaluated through the same numeric check at
+          the tightest instance the search found: it must come out refuted.  Where the document's
+          own proof leaves the constant loose, declare ``approached=False``: the falsifier is then
+          expected to come out *certified* (the sharpened bound holds on every draw), its record
+          says "bound not approached, best ratio r", and ``theorems list`` shows that expectation;
+          ``finding`` (required then) says why and with what best ratio, and is appended to the
+          claim's notes.
+        """
+        if not self.bound:
+            raise ValueError(f"{self.id}: tightness() is for a bound; declare Claim(..., bound=True)")
+        if not 0.0 < float(sharpen) < 1.0:
+            raise ValueError(f"{self.id}: sharpen={sharpen!r} must lie in (0, 1) (the factor on the bound's side)")
+        over = tuple(over)
+        known = {p.name for p in self.params}
+        for n in over:
+            if n not in known:
+                raise ValueError(f"{self.id}: tightness search draws unknown parameter {n!r}")
+        for w in witnesses:
+            for n in w:
+                if n not in known:
+                    raise ValueError(f"{self.id}: a tightness witness names unknown parameter {n!r}")
+        if not approached:
+            if not finding:
+                raise ValueError(f"{self.id}: a bound declared not approached needs its finding (best ratio, why)")
+            self.notes = (self.notes + " " if self.notes else "") + "Tightness: " + finding
+        name = name or f"sharpened_{round((1.0 - float(sharpen)) * 100)}pct"
+        spec = {"over": over, "max_examples": int(max_examples), "sharpen": float(sharpen), "name": name,
+                "witnesses": tuple(dict(w) for w in witnesses), "approached": bool(approached)}
+        fixed = dict(fixed or {})
+        self._add(Check(self, "property", "tightness", None, slow=slow, over=over, max_examples=max_examples,
+                        fixed=fixed, strategy=strategy, bound=spec,
+                        description=description or "the bound on Hypothesis draws over the declared range, "
+                                                   "pushed toward equality (target: tightness)"))
+        claim = self
+
+        def sharpened(p):
+            return _sharpened_outcome(claim, p, spec["sharpen"])
+
+        how = (f"the bound with its constant sharpened by the factor {sharpen:g} (tightness <= {sharpen:g}), at "
+               f"the tightest instance found")
+        self._add(Check(self, "falsifier", name, sharpened, slow=slow, search=over, max_examples=max_examples,
+                        fixed=fixed, strategy=strategy, bound=spec, expect_=None if approached else "certified",
+                        description=how if approached else how + "; declared not approached: the sharpened "
+                                                                 "bound is expected to hold (a loose constant)"))
+
     def reproduction(self, func: Callable | None = None, *, name: str | None = None, slow: bool = False,
                      description: str = ""):
         """The document's (or catalogue's) numbers recomputed at laptop size and compared, ``f(p)``."""
@@ -338,10 +408,33 @@ class Claim:
             "checks": [c.describe() for c in self.checks],
             "notes": self.notes, "catalogue": self.catalogue, "covers": list(self.covers),
             "module": self.module,
+            **({"bound": True} if self.bound else {}),
         }
 
     def __repr__(self) -> str:
         return f"<Claim {self.id} ({self.status}, {len(self.checks)} checks)>"
+
+
+def _sharpened_outcome(claim: "Claim", p: Params, sharpen: float) -> Outcome:
+    """The sharpened bound ``tightness <= sharpen`` at ``p``, through the claim's numeric check:
+    residual ``tightness / sharpen`` against 1 (refuted when the sharpened constant fails)."""
+    import math
+    out = claim.check("numeric", claim.true_variant).evaluate(p)
+    verdict = out.decide()
+    t = out.values.get("tightness")
+    if verdict in ("inconclusive", "error"):
+        return out
+    if t is None or not math.isfinite(float(t)):
+        if verdict == "refuted":  # the bound itself fails here: so does any sharpening of it
+            return Outcome(verdict="refuted", values=dict(out.values), counterexample=out.counterexample,
+                           message="the bound itself fails here (no tightness reported): " + out.message)
+        return Outcome(verdict="error", values=dict(out.values),
+                       message=f"{claim.id}: the numeric check of a bound reports no finite values['tightness'] "
+                               f"({t!r})")
+    t = float(t)
+    return Outcome(residual=t / sharpen, tolerance=1.0, values={**out.values, "tightness": t, "sharpen": sharpen},
+                   message=f"tightness {t:.6g} against the sharpened factor {sharpen:g} "
+                           f"(the sharpened side is {t / sharpen:.6g} x the other)")
 
 
 def _doc(f) -> str:

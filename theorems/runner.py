@@ -42,7 +42,13 @@ def run_check(check, given: dict | None = None, backend: str = "numpy", profile:
     params.backend = backend
     t0 = time.perf_counter()
     try:
-        if check.kind == "property":
+        if check.kind == "property" and check.bound is not None:
+            from .search import run_tightness
+            out = run_tightness(check, params, profile)
+        elif check.kind == "falsifier" and check.bound is not None:
+            from .search import run_sharpened
+            out, params = run_sharpened(check, params, profile)
+        elif check.kind == "property":
             from .search import run_property
             out = run_property(check, params, profile)
         elif check.kind == "falsifier":

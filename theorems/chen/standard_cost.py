@@ -423,6 +423,7 @@ l82 = Claim(
     lines=(1293, 1308),
     statement=r"BB^T>\lambda_0\ \Longrightarrow\ \|AB\|_{op}>\sqrt{\lambda_0}\|A\|_{op}",
     status="erratum",
+    bound=True,
     corrected=r"BB^T\ge\lambda_0\ \Longrightarrow\ \|AB\|_{op}\ge\sqrt{\lambda_0}\|A\|_{op}\ (\text{equality at }A=0)",
     params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
             Param.seed("seed"),
@@ -448,7 +449,9 @@ def l82_numeric(p):
     """||AB|| >= sqrt(lambda_0) ||A|| (rounding)."""
     lhs, rhs, A, B = _l82(p)
     tol = 16 * p.Q * EPS * (1 + np.linalg.norm(A, 2) * np.linalg.norm(B, 2))
-    return Outcome(residual=max(0.0, rhs - lhs), tolerance=tol, message=f"||AB|| = {lhs:.4g} >= {rhs:.4g}")
+    return Outcome(residual=max(0.0, rhs - lhs), tolerance=tol, message=f"||AB|| = {lhs:.4g} >= {rhs:.4g}",
+                   # sqrt(lambda_0)||A|| / ||AB||; none where A = 0 (0 >= 0 says nothing about the constant)
+                   values={"lhs": float(lhs), "rhs": float(rhs), "tightness": float(rhs / lhs) if lhs > 0 else None})
 
 
 l82.property(over=("Q", "seed", "zero_A"), max_examples=15)
@@ -460,6 +463,9 @@ def l82_stated(p):
     lhs, rhs, A, B = _l82(p)
     return Outcome(residual=1.0 if lhs - rhs <= 0 else 0.0, tolerance=0.0,
                    values={"gap": float(lhs - rhs)}, message=f"gap = {lhs - rhs:.3g} (strict form needs > 0)")
+
+
+l82.tightness(over=("Q", "seed"), max_examples=30)
 
 
 # ---------------------------------------------------------------------------

@@ -171,6 +171,7 @@ prop1 = Claim(
     lines=(121, 123),
     statement=r"\|A\|_{\tilde K}^2\ \ge\ \frac{\|A\|_*^2}{\|A\|_F^2}",
     status="holds",
+    bound=True,
     params=[
         Param.int("w", 3, 1, 64, "rows of A", search=(1, 5)),
         Param.int("N", 4, 1, 64, "columns of A", search=(1, 6)),
@@ -202,7 +203,7 @@ def _prop1_outcome(A, coi_value, **extra):
     # Error model: the COI is a pseudo-inverse quadratic form (relative error ~ max(w,N) eps cond^2 on the
     # kept spectrum); the stable rank is a ratio of sums of singular values (~ rank eps).
     if np.isinf(coi_value):
-        return Outcome(residual=0.0, tolerance=0.0, values={"coi": "inf", "srank": srank, **extra},
+        return Outcome(residual=0.0, tolerance=0.0, values={"coi": "inf", "srank": srank, **extra, "tightness": 0.0},
                        message="image condition fails: COI = +inf >= stable rank (infinity convention)")
     S = leaky.sigma(A, bias=False)
     sv = np.linalg.svd(S, compute_uv=False)
@@ -210,7 +211,8 @@ def _prop1_outcome(A, coi_value, **extra):
     cond = float(kept[0] / kept[-1]) if kept.size and kept[-1] > 0 else 1.0
     tol = 10 * max(A.shape) * EPS * (cond**2) * max(coi_value, srank)
     return Outcome(residual=max(0.0, srank - coi_value), tolerance=tol, values={
-        "coi": coi_value, "srank": srank, "gap": coi_value - srank, **extra},
+        "coi": coi_value, "srank": srank, "gap": coi_value - srank, **extra,
+        "tightness": srank / coi_value if coi_value > 0 else (1.0 if srank == 0 else float("inf"))},
         message=f"COI {coi_value:.6g} vs stable rank {srank:.6g}")
 
 
@@ -279,6 +281,9 @@ def _(p, variant):
                    message=f"{variant}: the proof's minimum value differs from the perturbed bound")
 
 
+prop1.tightness(over=("w", "N", "seed", "shift"), max_examples=30)
+
+
 # ---------------------------------------------------------------------------
 chain = Claim(
     id="jacot.stable_rank_chain",
@@ -289,6 +294,7 @@ chain = Claim(
     lines=(125, 125),
     statement=r"\frac{\|A\|_F^2}{\|A\|_{op}^2}\le\frac{\|A\|_*^2}{\|A\|_F^2}\le\mathrm{Rank}\,A",
     status="holds",
+    bound=True,
     params=[
         Param.int("w", 4, 1, 64, "rows", search=(1, 8)),
         Param.int("N", 5, 1, 64, "columns", search=(1, 8)),
@@ -323,7 +329,9 @@ def _(p):
     tol = 20 * len(sv) * EPS * rk
     return Outcome.from_parts({"left <= middle": (max(0.0, left - mid), tol),
                                "middle <= rank": (max(0.0, mid - rk), tol)},
-                              message="stable-rank chain", values={"left": left, "middle": mid, "rank": rk})
+                              message="stable-rank chain", values={"left": left, "middle": mid, "rank": rk,
+                                                                   # the tighter of the two inequalities
+                                                                   "tightness": max(left / mid, mid / rk)})
 
 
 chain.property(over=("w", "N", "seed", "decay"), max_examples=30)
@@ -379,6 +387,9 @@ def _(p, variant):
     bad = _chain_symbolic(variant)
     return Outcome(residual=bad, tolerance=0, values={"gaps_without_certificate": bad},
                    message=f"{variant}: {bad} gaps without a sign certificate")
+
+
+chain.tightness(over=("w", "N", "seed", "decay"), max_examples=30)
 
 
 # ---------------------------------------------------------------------------

@@ -741,6 +741,7 @@ chernoff = Claim(
     lines=(2732, 2744),
     statement=r"P\big(\lambda_{\min}(\textstyle\sum_kX_k)\le t\mu\big)\le n\exp\!\big(-\tfrac{(1-t^2)\mu}{2R}\big)",
     status="erratum",
+    bound=True,
     corrected=r"P\big(\lambda_{\min}(\textstyle\sum_kX_k)\le t\mu\big)\le n\exp\!\big(-\tfrac{(1-t)^2\mu}{2R}\big)"
               r"\ (\text{Tropp 2012});\ \text{Prop 3.6: }\delta\ni n\,e^{-m\eta_r^2/(64M_\sigma^2n)}",
     params=[
@@ -769,7 +770,8 @@ def _chernoff(p, exponent):
     # error model: logcdf is accurate to ~1e-12 relative; a margin 1e-9 (1 + |logP|)
     return Outcome(residual=logP - logB, tolerance=1e-9 * (1 + abs(logP)), values={
         "P_exact": math.exp(logP), "bound": math.exp(logB), "log_P": logP, "log_bound": logB,
-        "exact_chernoff": math.exp(-p.mu_over_R * ((1 - p.t) + p.t * math.log(p.t)))},
+        "exact_chernoff": math.exp(-p.mu_over_R * ((1 - p.t) + p.t * math.log(p.t))),
+        "tightness": math.exp(min(logP - logB, 700))},  # P / bound
         message="log P(sum <= t mu) - log bound (must be <= 0)")
 
 
@@ -803,6 +805,14 @@ def _(p):
                    message="failed identities")
 
 
+chernoff.tightness(over=("mu_over_R", "t", "N"), max_examples=30, approached=False,
+                   finding="bound not approached, best ratio P/bound = 0.607 = e^{-1/2} (mu/R = 1, t -> 0, "
+                           "N = 1.6e6) over the declared range: at t -> 0, P = (1 - mu/(RN))^N -> e^{-mu/R} against "
+                           "the bound e^{-mu/(2R)}, ratio e^{-mu/(2R)}, largest at the range's end mu/R = 1; the "
+                           "simplified exponent (1-t)^2/2 loses a constant factor against the exact Chernoff "
+                           "exponent (1-t) + t log t.")
+
+
 chi2 = Claim(
     id="sander.gaussian_frobenius_tail",
     title="P(|W|_F > M_W sqrt(qm)) <= exp(-(M_W^2 - 1) qm / 16) for a Gaussian W, M_W >= sqrt 2",
@@ -812,6 +822,7 @@ chi2 = Claim(
     lines=(2694, 2714),
     statement=r"W\sim\mathcal N(0,1)^{q\times m},\ M_W\ge\sqrt2:\ P(\|W\|_F>M_W\sqrt{qm})\le\exp\!\big(-\tfrac{(M_W^2-1)qm}{16}\big)",
     status="holds",
+    bound=True,
     params=[
         Param.float("M_W", math.sqrt(2), math.sqrt(2), 10.0, "the multiple M_W >= sqrt 2", search=(math.sqrt(2), 3.0)),
         Param.int("qm_max", 4096, 1, 10**6, "qm is checked on every integer 1..qm_max"),
@@ -832,7 +843,8 @@ def _chi2(p, div):
     i = int(np.argmax(r))
     return Outcome(residual=float(r[i]), tolerance=1e-9 * (1 + abs(float(logP[i]))), values={
         "worst_qm": int(k[i]), "worst_log_ratio": float(r[i]), "P_at_worst": float(np.exp(logP[i])),
-        "bound_at_worst": float(np.exp(logB[i]))}, message="max_qm log(P / bound) (must be <= 0)")
+        "bound_at_worst": float(np.exp(logB[i])), "tightness": float(np.exp(r[i]))},  # P / bound, worst qm
+        message="max_qm log(P / bound) (must be <= 0)")
 
 
 @chi2.numeric
@@ -850,6 +862,13 @@ def _(p):
     return _chi2(p, 4)
 
 
+chi2.tightness(over=("M_W", "qm_max"), max_examples=20, approached=False,
+               finding="bound not approached, best ratio P/bound = 0.167 at M_W = sqrt 2, qm = 1 over the declared "
+                       "range (the ratio falls with qm and M_W). Loose by the proof's own steps: x = (M_W^2-1)qm/16 "
+                       "spends half of the budget (M_W^2-1)qm on each of 2 sqrt(qm x) and 2x, and Laurent-Massart's "
+                       "e^{-x} is itself a Chernoff bound.")
+
+
 pl_ineq = Claim(
     id="sander.pl_proof_inequality",
     title="Proof of Prop 3.6: (1 - 2 sqrt2 K/L)^L >= e^{-2 sqrt2 K} is false; (1 - sqrt2 K/L)^L >= e^{-2 sqrt2 K} holds",
@@ -859,6 +878,7 @@ pl_ineq = Claim(
     lines=(2532, 2540),
     statement=r"\Big(1-\frac{2\sqrt2K_\sigma}{L}\Big)^L\ge e^{-2\sqrt2K_\sigma}",
     status="erratum",
+    bound=True,
     corrected=r"L\ge2\sqrt2K_\sigma\Rightarrow\Big(1-\frac{\sqrt2K_\sigma}{L}\Big)^L\ge e^{-2\sqrt2K_\sigma}"
               r"\ (\|V_k\|_F\le M\le\tfrac12\text{ halves the per-layer factor; (3.51) survives)}",
     params=[
@@ -889,7 +909,8 @@ def _plineq(p, c):
         if wl is None:
             return inconclusive("1 - c a/L <= 0 for every L of the ladder")
         return Outcome(residual=float(worst), tolerance=1e-40, values={
-            "worst_L": wl, "lhs_at_worst": float((1 - c * a / wl) ** wl), "rhs": float(mp.e ** (-a))},
+            "worst_L": wl, "lhs_at_worst": float((1 - c * a / wl) ** wl), "rhs": float(mp.e ** (-a)),
+            "tightness": float(mp.e ** worst)},  # rhs / lhs at the worst L of the ladder (1 = equality)
             message="max_L [log e^{-a} - log (1 - c a/L)^L] (must be <= 0)")
 
 
@@ -921,6 +942,9 @@ def _(p):
                    message="failed identities")
 
 
+pl_ineq.tightness(over=("K", "L"), max_examples=30)
+
+
 frob = Claim(
     id="sander.singular_value_lemma",
     title="s_min(A + A') >= s_min(A) - |A'|_F, |AB|_F >= s_min(A)|B|_F (m >= r), |AB|_F >= |A|_F s_min(B) (n >= r)",
@@ -931,6 +955,7 @@ frob = Claim(
     statement=r"s_{\min}(A+A')\ge s_{\min}(A)-\|A'\|_F;\ A\in\mathbb R^{m\times r},m\ge r:\ \|AB\|_F\ge s_{\min}(A)\|B\|_F;"
               r"\ B\in\mathbb R^{r\times n},n\ge r:\ \|AB\|_F\ge\|A\|_Fs_{\min}(B)",
     status="holds",
+    bound=True,
     params=[Param.int("m", 5, 1, 30, "rows of A", search=(1, 8)), Param.int("r", 3, 1, 30, "inner dimension", search=(1, 8)),
             Param.int("n", 4, 1, 30, "columns of B", search=(1, 8)),
             Param.seed("seed", search=(0, 100_000))],
@@ -961,7 +986,14 @@ def _(p):
         parts["left"] = (max(0.0, _smin(A) * np.linalg.norm(B) - np.linalg.norm(A @ B)), tol((A, B)) * math.sqrt(p.n))
     if p.n >= p.r:
         parts["right"] = (max(0.0, np.linalg.norm(A) * _smin(B) - np.linalg.norm(A @ B)), tol((A, B)) * math.sqrt(p.m))
-    return Outcome.from_parts(parts, "violations of Lemma 3.21", {"checked": list(parts)})
+    # tightness: the tightest of the three, each (lower side) / (upper side); a lower side <= 0 says nothing (0)
+    sides = {"perturbation": (_smin(A) - np.linalg.norm(Ap), _smin(A + Ap))}
+    if p.m >= p.r:
+        sides["left"] = (_smin(A) * np.linalg.norm(B), np.linalg.norm(A @ B))
+    if p.n >= p.r:
+        sides["right"] = (np.linalg.norm(A) * _smin(B), np.linalg.norm(A @ B))
+    ratios = [float(lo / hi) if lo > 0 and hi > 0 else 0.0 for lo, hi in sides.values()]
+    return Outcome.from_parts(parts, "violations of Lemma 3.21", {"checked": list(parts), "tightness": max(ratios)})
 
 
 frob.property(over=("m", "r", "n", "seed"), max_examples=20)
@@ -976,6 +1008,9 @@ def _(p):
     lhs, rhs = float(np.linalg.norm(A @ B)), _smin(A) * float(np.linalg.norm(B))
     return Outcome(residual=max(0.0, rhs - lhs), tolerance=8 * p.r * EPS * float(np.linalg.norm(A, 2)) * math.sqrt(p.n),
                    values={"norm_AB": lhs, "smin_A_times_norm_B": rhs}, message="s_min(A)|B|_F - |AB|_F")
+
+
+frob.tightness(over=("m", "r", "n", "seed"), max_examples=30)
 
 
 prop39 = Claim(

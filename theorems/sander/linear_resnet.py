@@ -251,6 +251,7 @@ pl = Claim(
     corrected=r"\|\theta_k\|_{op}\le\tfrac12\ \Rightarrow\ 4(1-\tfrac1{2N})^{2N-2}m\,\ell\le N^2\|\nabla_n\|_F^2\le4(1+\tfrac1{2N})^{2N-2}M\,\ell"
               r"\quad(\subset[\tfrac4em\ell,4eM\ell])",
     status="erratum",
+    bound=True,
     params=[Param.int("N", 50, 1, 400, "depth", search=(1, 60)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
             Param.seed("seed"),
@@ -293,7 +294,9 @@ def _(p):
     N = p.N
     lo, hi = 4 * (1 - 1 / (2 * N)) ** (2 * N - 2) * m, 4 * (1 + 1 / (2 * N)) ** (2 * N - 2) * M
     return _pl_outcome(r, lo, hi, 20 * N * p.d * EPS, {"ratio_min": float(r.min()), "ratio_max": float(r.max()),
-                                                        "interval": [lo, hi], "m": m, "M": M})
+                                                        "interval": [lo, hi], "m": m, "M": M,
+                                                        # the closer of the two sides (lower: lo / min, upper: max / hi)
+                                                        "tightness": max(lo / float(r.min()), float(r.max()) / hi)})
 
 
 pl.property(over=("N", "d", "seed", "radius"), max_examples=15)
@@ -337,6 +340,9 @@ def _(p):
                                                                           "min_lower_factor": lo_min, "max_upper_factor": hi_max})
 
 
+pl.tightness(over=("N", "d", "seed", "radius"), max_examples=30)
+
+
 # ===========================================================================
 # L6: identities of the proof of Prop 2.4
 ident = Claim(
@@ -349,6 +355,7 @@ ident = Claim(
     statement=r"(I+\tfrac{\theta_{n+1}}N)^\top\nabla_{n+1}=\nabla_n(I+\tfrac{\theta_n}N)^\top,\quad"
               r"\|\theta_k\|\le\tfrac12\Rightarrow\|\nabla_{n+1}-\nabla_n\|\le\tfrac2N\|\nabla_n\|",
     status="holds",
+    bound=True,
     params=[Param.int("N", 8, 2, 400, "depth", search=(2, 40)),
             Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
             Param.seed("seed"),
@@ -383,7 +390,8 @@ def _(p):
         return inconclusive("radius > 1/2: the bound (2/N) is only claimed for ||theta_k|| <= 1/2")
     res, ratio, tol = _ident(p)
     return Outcome.from_parts({"identity": (res, tol), "bound": (max(ratio - 1, 0.0), 1e-12)},
-                              f"identity residual {res:.2e}; worst ratio {ratio:.4f}", {"identity_residual": res, "ratio": ratio})
+                              f"identity residual {res:.2e}; worst ratio {ratio:.4f}", {"identity_residual": res, "ratio": ratio,
+                                                                                "tightness": ratio})
 
 
 ident.property(over=("N", "d", "seed"), max_examples=15)
@@ -414,6 +422,13 @@ def _(p):
         bad += sum(1 for e in (A[n + 1].T * G[n + 1] - G[n] * A[n].T) if sp.expand(e) != 0)
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "instances": "d=2, N=3"},
                    message="nonzero entries")
+
+
+ident.tightness(over=("N", "d", "seed", "radius"), max_examples=30, approached=False,
+                finding="bound not approached, best ratio 0.22 (N = 294, d = 1, radius 0.22) over the declared range. "
+                        "Loose by the proof's own step (l.1024-1026): ||(I + theta/N)^{-1}|| <= 2 is used where "
+                        "||theta/N|| <= 1/(2N) gives <= 1/(1 - 1/(2N)), and the numerator is <= (1/N)||nabla_n||, so "
+                        "the ratio to (2/N)||nabla_n|| is at most 1/(2 - 1/N) (2/3 at N = 2, -> 1/2).")
 
 
 # ===========================================================================
@@ -705,6 +720,7 @@ l213 = Claim(
     lines=(1222, 1240),
     statement=r"\|x(\tfrac n{N})-y_n\|\le\frac{e^{1/2}-1}{N}\|\partial_s\psi+\psi^2\|_\infty^{K\times[0,1]}",
     status="holds",
+    bound=True,
     params=[Param.int("N", 32, 1, 4096, "Euler steps", search=(1, 256)),
             Param.int("d", 3, 1, 5, "dimension", search=(1, 4)),
             Param.seed("seed of psi and x0"),
@@ -769,7 +785,7 @@ def _(p):
     """Euler error against (e^{1/2}-1)/N sup_s ||(d_s psi + psi^2) x(s)|| (the notation section's K-sup)."""
     err, b, bop, tol = _l213(p)
     return Outcome(residual=max(err - b, 0.0), tolerance=tol, values={"error": err, "bound": b, "bound_operator_norm": bop,
-                                                                       "N_error": p.N * err},
+                                                                       "N_error": p.N * err, "tightness": err / b if b else math.inf},
                    message=f"max_n ||x(n/N) - y_n|| = {err:.4e} <= {b:.4e}")
 
 
@@ -783,6 +799,12 @@ def _(p):
     return Outcome(residual=max(err - bop, 0.0), tolerance=tol, values={"error": err, "bound_operator_norm": bop,
                                                                          "N_error": p.N * err, "N_bound": p.N * bop},
                    message=f"error {err:.5e} vs (e^(1/2)-1)/N sup||d_s psi + psi^2||_op = {bop:.5e}")
+
+
+l213.tightness(over=("N", "d", "seed", "family"), max_examples=30, approached=False,
+               finding="bound not approached, best ratio 0.77 (family 'constant', N = 3167, d = 5) over the declared "
+                       "range: the Groenwall constant e^{1/2} - 1 with the K-sup of ||(d_s psi + psi^2) x|| leaves a "
+                       "gap even for constant psi, where the Euler error is ~ e^{1/2}/(8N) ||psi^2 x0||.")
 
 
 @limit.reproduction(name="richardson_rate", slow=True)

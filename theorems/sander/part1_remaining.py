@@ -664,6 +664,7 @@ pref = Claim(
     statement=r"P\big(\lambda_{\min}(\textstyle\sum_kX_k)\le t\mu\big)\le\exp\!\big(-\tfrac{(1-t)^2\mu}{2R}\big)"
               r"\ \ (\text{l.2572: no factor }n)",
     status="erratum",
+    bound=True,
     corrected=r"P\big(\lambda_{\min}(\textstyle\sum_kX_k)\le t\mu\big)\le n\exp\!\big(-\tfrac{(1-t)^2\mu}{2R}\big)"
               r"\ (\text{as at l.2606});\ \text{l.2750: }e^{-d/(2Cn^{2/r})}",
     params=[Param.int("n", 1000, 1, 10**6, "matrix dimension n (number of independent diagonal entries)", search=(1, 5000)),
@@ -691,7 +692,8 @@ def _pref(p, with_n):
     logP = math.log(P) if P > 0 else logF + math.log(p.n)
     logB = (math.log(p.n) if with_n else 0.0) - (1 - p.t) ** 2 * p.mu_over_R / 2
     return Outcome(residual=logP - logB, tolerance=1e-9 * (1 + abs(logP)),
-                   values={"P_exact": math.exp(logP), "bound": math.exp(min(logB, 700)), "single_entry_tail": math.exp(logF)},
+                   values={"P_exact": math.exp(logP), "bound": math.exp(min(logB, 700)), "single_entry_tail": math.exp(logF),
+                           "tightness": math.exp(min(logP - logB, 700))},  # P / bound
                    message="log P(lambda_min <= t mu) - log bound (must be <= 0)")
 
 
@@ -708,6 +710,12 @@ pref.property(over=("n", "mu_over_R"), max_examples=15)
 def _(p):
     """Without n (l.2572): n = 1000, mu/R = 40, t = 1/2 gives P = 0.31 against exp(-5) = 6.7e-3."""
     return _pref(p, False)
+
+
+pref.tightness(over=("n", "mu_over_R", "t", "N"), max_examples=30, approached=False,
+               finding="bound not approached, best ratio P/bound = 0.606 (n = 1, mu/R = 1, t = 0, N = 335) over "
+                       "the declared range: a union bound (factor n) over Chernoff tails exp(-(1-t)^2 mu/2R), "
+                       "which leave a constant factor even for a single Binomial count.")
 
 
 # ===========================================================================
@@ -844,6 +852,7 @@ typo = Claim(
     lines=(2700, 2703),
     statement=r"x=\tfrac{(M_W^2-1)qm}{16}:\ 2\sqrt{qm}\,x=\tfrac12\sqrt{M_W^2-1}\,qm\le\tfrac12(M_W^2-1)qm",
     status="erratum",
+    bound=True,
     corrected=r"2\sqrt{qm\,x}=\tfrac12\sqrt{M_W^2-1}\,qm\le\tfrac12(M_W^2-1)qm\ (M_W\ge\sqrt2)",
     params=[Param.float("MW", 2.0, 1.4142135623730951, 10.0, "M_W >= sqrt 2", search=(1.4142135623730951, 5.0)),
             Param.int("qm", 512, 1, 10**7, "q m", search=(1, 10**5))],
@@ -871,7 +880,8 @@ def _typo(p, printed):
     # the step must give the stated value and the inequality <= (1/2) a qm; rounding 8 eps
     return Outcome.from_parts({"equality": (abs(lhs - target) / target, 8 * EPS),
                                "inequality": (max(0.0, lhs - 0.5 * a * p.qm) / (a * p.qm), 8 * EPS)},
-                              "Laurent-Massart step", {"lhs": lhs, "claimed": target, "half_a_qm": 0.5 * a * p.qm})
+                              "Laurent-Massart step", {"lhs": lhs, "claimed": target, "half_a_qm": 0.5 * a * p.qm,
+                                                       "tightness": lhs / (0.5 * a * p.qm)})
 
 
 @typo.numeric
@@ -901,6 +911,9 @@ def _(p):
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand/factor", "instances": ["Lemma 3.23"],
                                                       "proved": "2 sqrt(qm x) = sqrt(a) qm/2 <= a qm/2"},
                    message="failed identities")
+
+
+typo.tightness(over=("MW", "qm"), max_examples=20)
 
 
 # ===========================================================================

@@ -705,6 +705,7 @@ ebound = Claim(
     statement=r"\gamma_B^*=\frac{\sum_Bs_i}{\sum_B(\lambda w_i+1)};\ \lambda\text{ small}\ \Rightarrow\ "
               r"\|\mathrm{topkmag}_R(\mathbf x)-\mathrm{topkmag}(\mathbf x)\|_\infty\le\lambda\|\mathbf x\|_\infty",
     status="holds",
+    bound=True,
     params=[
         Param.int("n", 6, 2, 50, "dimension", search=(2, 10)),
         Param.int("k", 2, 1, 49, "k", search=(1, 4)),
@@ -737,7 +738,10 @@ def _(p):
     err = float(np.max(np.abs(y - tk.hard_topkmag(x, k))))
     bound = p.lam / (1 + p.lam) * float(np.max(np.abs(x)))
     return Outcome(residual=err, tolerance=bound + _y_tol(x, k, p.lam, 2.0),
-                   values={"error": err, "lam_x_inf": p.lam * float(np.max(np.abs(x)))})
+                   values={"error": err, "lam_x_inf": p.lam * float(np.max(np.abs(x))),
+                           # error / (bound + rounding allowance): where the bound is below rounding (lam ~ 0) the
+                           # two sides cannot be compared closer than the allowance
+                           "tightness": err / (bound + _y_tol(x, k, p.lam, 2.0))})
 
 
 ebound.property(over=("n", "k", "lam", "seed"), max_examples=20)
@@ -752,6 +756,9 @@ def _(p):
     err = float(np.max(np.abs(y - tk.hard_topkmag(x, k))))
     return Outcome(residual=err, tolerance=p.lam * float(np.max(np.abs(x))) + _y_tol(x, k, p.lam, 2.0),
                    values={"error": err})
+
+
+ebound.tightness(over=("n", "k", "lam", "seed"), max_examples=40)
 
 
 # ===========================================================================
