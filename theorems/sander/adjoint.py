@@ -147,9 +147,16 @@ def _(p):
 recon.property(over=("N", "d", "seed", "family"), max_examples=15)
 
 
-@recon.symbolic(timeout=30)
-def _(p):
-    """Unrolling r_n <= (1 + L/N) r_{n+1} + L C/N^2 from r_N = 0 gives C/N((1 + L/N)^(N-n) - 1)."""
+#: the printed bound (e^{L_f} - 1) C_f / N, and misprints (mutants)
+RECON_BOUNDS = {"stated": lambda L, C, N: (sp.exp(L) - 1) * C / N,
+                "exponent_halved": lambda L, C, N: (sp.exp(L / 2) - 1) * C / N,
+                "rate_N_squared": lambda L, C, N: (sp.exp(L) - 1) * C / N ** 2}
+
+
+def _recon_symbolic(form):
+    """Unrolling r_n <= (1 + L/N) r_{n+1} + L C/N^2 from r_N = 0 gives R = C/N((1 + L/N)^(N-n) - 1); (1+L/N)^N <= e^L
+    (h = L - N log(1 + L/N), h(0) = 0, h' >= 0), so R <= bound; the bound ``form`` against R: lim_N N (bound - R)
+    must be >= 0 (sympy decides the sign).  Returns (failures, residuals)."""
     L, C, N = sp.symbols("L C N", positive=True)
     k, j = sp.symbols("k j", integer=True, nonnegative=True)
     total = sp.summation(L * C / N**2 * (1 + L / N) ** j, (j, 0, k - 1))
@@ -157,10 +164,30 @@ def _(p):
     # and the recursion itself is satisfied by the closed form
     R = C / N * ((1 + L / N) ** k - 1)
     r2 = sp.simplify(sp.powsimp(sp.expand((1 + L / N) * R + L * C / N**2 - R.subs(k, k + 1))))
-    bad = int(r != 0) + int(r2 != 0)
+    h = L - N * sp.log(1 + L / N)
+    lemma = h.subs(L, 0) == 0 and bool(sp.simplify(sp.diff(h, L)).is_nonnegative)
+    margin = sp.limit(N * (RECON_BOUNDS[form](L, C, N) - R.subs(k, N)), N, sp.oo)
+    bad = int(r != 0) + int(r2 != 0) + int(not lemma) + int(not bool(sp.simplify(margin).is_nonnegative))
+    return bad, r, r2, margin
+
+
+@recon.symbolic(timeout=30)
+def _(p):
+    """Unrolling r_n <= (1 + L/N) r_{n+1} + L C/N^2 from r_N = 0 gives C/N((1 + L/N)^(N-n) - 1) <= (e^L - 1) C/N."""
+    bad, r, r2, margin = _recon_symbolic("stated")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.summation/simplify", "residuals": [str(r), str(r2)],
-                                                      "proved": "r_{N-k} <= C/N((1+L/N)^k - 1)"},
+                                                      "proved": "r_{N-k} <= C/N((1+L/N)^k - 1) <= (e^L - 1) C/N",
+                                                      "limit_N_times_margin": str(margin)},
                    message="identities not reduced to 0")
+
+
+@recon.mutant({"exponent_halved": "(e^{L_f/2} - 1) C_f/N: below the unrolled recursion for large N",
+               "rate_N_squared": "(e^{L_f} - 1) C_f/N^2: below the unrolled recursion for large N"}, timeout=30)
+def _(p, variant):
+    """The printed bound perturbed, through the same comparison with the unrolled recursion: it must not be proved."""
+    bad, _, _, margin = _recon_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"limit_N_times_margin": str(margin)},
+                   message=f"lim N (bound - recursion) = {margin} is not >= 0 for {variant}")
 
 
 @recon.falsifier("smooth_weights_give_1_over_N2", fixed={"family": "smooth", "N": 128})
@@ -548,11 +575,11 @@ def _(p):
     return _l214_outcome(p, 0.5)
 
 
-@lemma214.symbolic(timeout=30)
-def _(p):
-    """Scalar f_0, f_1 by their second-order Taylor polynomials at x (symbolic values, slopes, curvatures; the
-    first order in eps only involves f and f', the cubic remainder only enters at eps^2 and beyond): the
-    coefficients of eps^0 and eps^1 in lhs - (eps/4)(f_1' - f_0')(f_1 - f_0) vanish, eps = 1/N."""
+#: the leading term c (J_{n+1} - J_n)[f_{n+1} - f_n] / N of Lemma 2.14: c as printed, and misprints (mutants)
+LEMMA214_FACTORS = {"stated": sp.Rational(1, 4), "half": sp.Rational(1, 2), "sign_flipped": -sp.Rational(1, 4)}
+
+
+def _lemma214_orders(form):
     e, X, z = sp.symbols("epsilon X z")
     v0, g0, h0, v1, g1, h1 = sp.symbols("v0 g0 h0 v1 g1 h1")     # f_i(X), f_i'(X), f_i''(X)
 
@@ -564,12 +591,29 @@ def _(p):
     phi = (f0(X) + f1(X + e * f0(X))) / 2
     zz = X + e * phi
     psi = (f1(zz) + f0(zz - e * f1(zz))) / 2
-    lead = e / 4 * (g1 - g0) * (v1 - v0)
+    lead = LEMMA214_FACTORS[form] * e * (g1 - g0) * (v1 - v0)
     ser = sp.expand(psi - phi - lead)
-    nz = sum(1 for k in range(2) if sp.expand(ser.coeff(e, k)) != 0)
+    return sum(1 for k in range(2) if sp.expand(ser.coeff(e, k)) != 0)
+
+
+@lemma214.symbolic(timeout=30)
+def _(p):
+    """Scalar f_0, f_1 by their second-order Taylor polynomials at x (symbolic values, slopes, curvatures; the
+    first order in eps only involves f and f', the cubic remainder only enters at eps^2 and beyond): the
+    coefficients of eps^0 and eps^1 in lhs - (eps/4)(f_1' - f_0')(f_1 - f_0) vanish, eps = 1/N."""
+    nz = _lemma214_orders("stated")
     return Outcome(residual=nz, tolerance=0, values={"method": "sympy.expand, coefficients of eps^0, eps^1",
                                                      "proved": "orders 0 and 1 of psi(x + eps phi) - phi - lead vanish"},
                    message="orders with a nonzero coefficient")
+
+
+@lemma214.mutant({"half": "leading term 1/(2N) (J_{n+1} - J_n)[f_{n+1} - f_n] instead of 1/(4N)",
+                  "sign_flipped": "leading term -1/(4N) (J_{n+1} - J_n)[f_{n+1} - f_n]"}, timeout=30)
+def _(p, variant):
+    """The leading term perturbed, through the same expansion: the eps^1 coefficient must not vanish."""
+    nz = _lemma214_orders(variant)
+    return Outcome(residual=nz, tolerance=0, values={"nonzero_orders": nz},
+                   message=f"{nz} of the orders eps^0, eps^1 do not vanish for {variant}")
 
 
 # ===========================================================================

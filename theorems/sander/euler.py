@@ -233,14 +233,26 @@ def numeric(p):
 claim.property(over=("N", "d", "seed"), fixed={"family": "smooth"}, max_examples=15)
 
 
-@claim.symbolic(timeout=30)
-def _(p):
-    """Grönwall sum, the chain rule xdd = d_s phi + d_x phi[phi], and the affine error a/(2N) (symbolic N)."""
+#: the bound's coefficient of C_N as printed, (e^L - 1)/(2NL), and misprints (mutants)
+ERROR_BOUNDS = {"stated": lambda L, N: (sp.exp(L) - 1) / (2 * N * L),
+                "halved_constant": lambda L, N: (sp.exp(L) - 1) / (4 * N * L),
+                "N_squared": lambda L, N: (sp.exp(L) - 1) / (2 * N ** 2 * L)}
+
+
+def _error_bound_symbolic(form):
+    """Grönwall: the proof's recursion e_{n+1} <= (1 + L/N) e_n + C/(2N^2) sums to C((1+L/N)^N - 1)/(2NL), and
+    (1+L/N)^N <= e^L (h = L - N log(1 + L/N) has h(0) = 0, h' = L/(N+L) >= 0), so the recursion stays under the printed
+    coefficient's e^L form; the chain rule xdd = d_s phi + d_x phi[phi]; the affine field phi = a s + b: C_N from that
+    chain rule, x(1) - x_N by summation, against the printed coefficient at L -> 0 (the stated tightness
+    |x(1) - x_N| = |a|/(2N), equality).  Returns (failures, residuals)."""
     k, n, N, L, s = sp.symbols("k n N L s", positive=True, integer=False)
     kk = sp.Symbol("kk", integer=True, nonnegative=True)
     nn, NN = sp.symbols("nn NN", integer=True, positive=True)
     geo = sp.summation((1 + L / NN) ** kk, (kk, 0, nn - 1))
     r1 = sp.simplify(sp.powsimp(geo - NN / L * ((1 + L / NN) ** nn - 1)))
+    h = L - NN * sp.log(1 + L / NN)
+    # h(0) = 0 and h' = L/(N+L) >= 0 (sympy decides the sign from L, N > 0): (1+L/N)^N <= e^L
+    r0 = sp.Integer(0) if h.subs(L, 0) == 0 and sp.simplify(sp.diff(h, L)).is_nonnegative else sp.Integer(1)
     # chain rule along x(s) for the smooth family's field phi(x, s) = tanh(w(s) x + c(s)), w, c arbitrary
     x = sp.Function("x")(s)
     w, c = sp.Function("w"), sp.Function("c")
@@ -252,15 +264,37 @@ def _(p):
     expect = (sp.diff(phi(X, S), S) + sp.diff(phi(X, S), X) * phi(X, S)).subs({X: x, S: s})
     r2 = sp.expand(xdd - expect)
     # affine: x_N = x0 + b + a (N-1)/(2N), x(1) = x0 + b + a/2
-    a, b, x0 = sp.symbols("a b x0")
+    a, b, x0 = sp.symbols("a b x0", positive=True)
     xN = x0 + sp.summation((a * kk / NN + b) / NN, (kk, 0, NN - 1))
-    r3 = sp.simplify(sp.expand((x0 + b + a / 2) - xN - a / (2 * NN)))
-    bad = sum(1 for r in (r1, r2, r3) if r != 0)
+    phi_aff = a * s + b
+    C_aff = sp.diff(phi_aff, s) + sp.diff(phi_aff, x0) * phi_aff      # C_N = |d_s phi + d_x phi phi| = a
+    x1 = x0 + sp.integrate(phi_aff, (s, 0, 1))
+    coef0 = sp.limit(ERROR_BOUNDS[form](L, NN), L, 0)                  # L = 0: Lipschitz constant of phi in x
+    r3 = sp.simplify(sp.expand((x1 - xN) - coef0 * C_aff))
+    rs = (r0, r1, r2, r3)
+    return sum(1 for r in rs if r != 0), rs
+
+
+@claim.symbolic(timeout=30)
+def _(p):
+    """Grönwall sum and (1+L/N)^N <= e^L, the chain rule xdd = d_s phi + d_x phi[phi], and the affine error a/(2N)
+    equal to the printed bound at L = 0 (symbolic N)."""
+    bad, (r0, r1, r2, r3) = _error_bound_symbolic("stated")
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.summation / diff / simplify on small closed forms",
-        "proved": ["sum_{k<n}(1+L/N)^k = N/L((1+L/N)^n - 1)", "xdd = d_s phi + d_x phi phi",
-                   "x(1) - x_N = a/(2N) for phi = a s + b"], "residuals": [str(r1), str(r2), str(r3)]},
+        "method": "sympy.summation / diff / integrate / limit / simplify on small closed forms",
+        "proved": ["(1+L/N)^N <= e^L", "sum_{k<n}(1+L/N)^k = N/L((1+L/N)^n - 1)", "xdd = d_s phi + d_x phi phi",
+                   "x(1) - x_N = a/(2N) = lim_(L->0) (e^L-1)/(2NL) C_N for phi = a s + b"],
+        "residuals": [str(r0), str(r1), str(r2), str(r3)]},
         message="number of identities that did not reduce to 0")
+
+
+@claim.mutant({"halved_constant": "(e^L - 1)/(4NL) C_N: the affine example's error a/(2N) exceeds it",
+               "N_squared": "(e^L - 1)/(2N^2 L) C_N: the affine example's error a/(2N) exceeds it"}, timeout=30)
+def _(p, variant):
+    """The printed coefficient perturbed, through the same tightness identity: it must not reduce to 0."""
+    bad, rs = _error_bound_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"residuals": [str(r) for r in rs]},
+                   message=f"x(1) - x_N - bound on phi = a s + b is {rs[-1]} for {variant}")
 
 
 @claim.falsifier({
@@ -427,16 +461,54 @@ def _(p):
     return _bp(p, transpose=False)
 
 
+#: (2.3) as printed: (grad_theta, grad_x) from d_theta f, d_x f (2 x 1 and 2 x 2) and grad_{x_n} L; misprints (mutants)
+BACKPROP_23 = {"stated": (lambda N, Ft, Fx, g: Ft.T * g / N, lambda N, Ft, Fx, g: (sp.eye(2) + Fx / N).T * g),
+               "transpose_dropped": (lambda N, Ft, Fx, g: Ft.T * g / N, lambda N, Ft, Fx, g: (sp.eye(2) + Fx / N) * g),
+               "one_over_N_dropped": (lambda N, Ft, Fx, g: Ft.T * g, lambda N, Ft, Fx, g: (sp.eye(2) + Fx / N).T * g)}
+
+
+def _backprop_23_failures(form):
+    """d = 2, one layer x_n = x_{n-1} + f(x_{n-1}, theta)/N with f undefined and a downstream loss g(x_n) (a generic
+    cubic with symbolic coefficients): sympy.diff of g(x_n) in theta and in x_{n-1} against (2.3); and one Euler step
+    of -pdot = J^T p backwards with step 1/N against the second formula.  Returns the entries that differ."""
+    gt = BACKPROP_23[form]
+    N, th = sp.symbols("N theta", positive=True)
+    x = sp.Matrix(sp.symbols("x0:2"))
+    y = sp.Matrix(sp.symbols("y0:2"))
+    f = sp.Matrix([sp.Function(f"f{i}")(x[0], x[1], th) for i in range(2)])
+    c = sp.symbols("c0:7")
+    g = c[0] * y[0] + c[1] * y[1] + c[2] * y[0] ** 2 + c[3] * y[0] * y[1] + c[4] * y[1] ** 2 + c[5] * y[0] ** 3 \
+        + c[6] * y[0] * y[1] ** 2
+    xn = x + f / N
+    loss = g.subs(dict(zip(y, xn)), simultaneous=True)
+    grad_xn = sp.Matrix([sp.diff(g, yi) for yi in y]).subs(dict(zip(y, xn)), simultaneous=True)
+    Ft, Fx = f.diff(th), f.jacobian(x)
+    bad = sum(1 for e in (sp.Matrix([sp.diff(loss, th)]) - gt[0](N, Ft, Fx, grad_xn)) if sp.expand(e) != 0)
+    bad += sum(1 for e in (sp.Matrix([sp.diff(loss, xi) for xi in x]) - gt[1](N, Ft, Fx, grad_xn)) if sp.expand(e) != 0)
+    J = sp.Matrix(2, 2, sp.symbols("j0:4"))
+    q = sp.Matrix(2, 1, sp.symbols("p0:2"))
+    euler_step = q - (-(J.T * q)) / N          # p(s - h) = p(s) - h pdot(s), pdot = -J^T p
+    bad += sum(1 for e in (euler_step - gt[1](N, None, J, q)) if sp.expand(e) != 0)
+    return bad
+
+
 @backprop.symbolic(timeout=20)
 def _(p):
-    """2x2 symbolic Jacobian J and adjoint p: p + (1/N) J^T p equals [I + J/N]^T p (one Euler step of -pdot = J^T p)."""
-    N = sp.Symbol("N", positive=True)
-    J = sp.Matrix(2, 2, sp.symbols("j0:4"))
-    p = sp.Matrix(2, 1, sp.symbols("p0:2"))
-    euler_step = p - (-(J.T * p)) / N          # p(s - h) = p(s) - h pdot(s), pdot = -J^T p
-    bad = sum(1 for e in (euler_step - (sp.eye(2) + J / N).T * p) if sp.expand(e) != 0)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "proved": "(2.3) = Euler step of (2.4)"},
+    """d = 2, f undefined, generic cubic loss: sympy.diff gives (2.3) (both formulas); and p + (1/N) J^T p, one Euler
+    step of -pdot = J^T p, is its second formula."""
+    bad = _backprop_23_failures("stated")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.diff + expand",
+                                                      "proved": "(2.3) by the chain rule; (2.3) = Euler step of (2.4)"},
                    message="nonzero entries")
+
+
+@backprop.mutant({"transpose_dropped": "grad_{x_{n-1}} L = [I + d_x f/N] grad_{x_n} L (no transpose)",
+                  "one_over_N_dropped": "grad_theta L = [d_theta f]^T grad_{x_n} L (the 1/N dropped)"}, timeout=20)
+def _(p, variant):
+    """(2.3) perturbed, through the same sympy.diff comparison: entries must differ."""
+    bad = _backprop_23_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"differing_entries": bad},
+                   message=f"{bad} entries differ from sympy.diff for {variant}")
 
 
 # ===========================================================================
@@ -529,11 +601,18 @@ def _(p):
                    message=f"gap with the residual interpolation: {g} (weight interpolation: {want})")
 
 
-@gap.symbolic(timeout=30)
-def _(p):
-    """Even g(theta) = c2 theta^2 + c4 theta^4 + c6 theta^6, theta_n = (-1)^n theta0: each cell of the weight
-    interpolation contributes (1/N) int_0^1 g(theta0(1-2u)) du (for both parities), the ResNet step g(theta0)/N;
-    steps example: sum_{n<N} n/N = (N-1)/2."""
+#: the printed values (x_N - x_0, x(1) - x_0) of the two examples, and misprints (mutants)
+GAP_VALUES = {"stated": {"steps": (lambda N: (N - 1) / 2, lambda N: N / 2), "alternating": (1, sp.Rational(1, 3))},
+              "alternating_one_half": {"steps": (lambda N: (N - 1) / 2, lambda N: N / 2),
+                                       "alternating": (1, sp.Rational(1, 2))},
+              "steps_swapped": {"steps": (lambda N: N / 2, lambda N: (N - 1) / 2), "alternating": (1, sp.Rational(1, 3))}}
+
+
+def _gap_failures(form):
+    """Steps: x_N - x_0 = sum_{n<N} n/N, x(1) - x_0 = int_0^1 phi(s) ds with the residual interpolation phi(s) = N s;
+    alternating: x_N - x_0 = sum theta_n^2/N over N steps, x(1) - x_0 = N cells of (1/N) int_0^1 (theta0 (1-2u))^2 du
+    at theta0 = 1; all against the values ``form``; plus the parity symmetry of the cells for an even g."""
+    vals = GAP_VALUES[form]
     u, t0, N = sp.symbols("u theta0 N", positive=True)
     c = sp.symbols("c2 c4 c6")
 
@@ -542,13 +621,34 @@ def _(p):
     cell_even = sp.integrate(g(t0 * (1 - 2 * u)), (u, 0, 1))
     cell_odd = sp.integrate(g(-t0 * (1 - 2 * u)), (u, 0, 1))
     r1 = sp.expand(cell_even - cell_odd)
-    r2 = sp.expand(cell_even.subs({c[1]: 0, c[2]: 0, c[0]: 1, t0: 1}) - sp.Rational(1, 3))
-    n = sp.Symbol("n", integer=True)
-    r3 = sp.simplify(sp.summation(n / N, (n, 0, N - 1)) - (N - 1) / 2)
-    bad = sum(1 for r in (r1, r2, r3) if r != 0)
+    n, s = sp.Symbol("n", integer=True), sp.Symbol("s")
+    NN = sp.Symbol("NN", integer=True, positive=True)
+    r2 = sp.simplify(NN * cell_even.subs({c[1]: 0, c[2]: 0, c[0]: 1, t0: 1}) / NN - vals["alternating"][1])
+    r4 = sp.simplify(sp.summation(((-1) ** n) ** 2 / NN, (n, 0, NN - 1)) - vals["alternating"][0])
+    r3 = sp.simplify(sp.summation(n / N, (n, 0, N - 1)) - vals["steps"][0](N))
+    r5 = sp.simplify(sp.integrate(N * s, (s, 0, 1)) - vals["steps"][1](N))
+    return sum(1 for r in (r1, r2, r3, r4, r5) if r != 0), cell_even, g, t0
+
+
+@gap.symbolic(timeout=30)
+def _(p):
+    """Even g(theta) = c2 theta^2 + c4 theta^4 + c6 theta^6, theta_n = (-1)^n theta0: each cell of the weight
+    interpolation contributes (1/N) int_0^1 g(theta0(1-2u)) du (for both parities), the ResNet step g(theta0)/N;
+    alternating with g = theta^2: x_N - x_0 = 1, x(1) - x_0 = 1/3; steps: sum_{n<N} n/N = (N-1)/2, int_0^1 N s ds = N/2."""
+    bad, cell_even, g, t0 = _gap_failures("stated")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.integrate / summation",
                                                       "gap_formula": str(sp.expand(g(t0) - cell_even))},
                    message="identities not reduced to 0")
+
+
+@gap.mutant({"alternating_one_half": "alternating example with x(1) - x_0 = 1/2 instead of 1/3",
+             "steps_swapped": "steps example with x_N - x_0 = N/2 and x(1) - x_0 = (N-1)/2 (ResNet and ODE swapped)"},
+            timeout=30)
+def _(p, variant):
+    """The printed values perturbed, through the same summations and integrals: some must not reduce to 0."""
+    bad = _gap_failures(variant)[0]
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities fail for {variant}")
 
 
 @gap.reproduction(name="catalogue_cos_gaps")

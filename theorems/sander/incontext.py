@@ -532,9 +532,13 @@ def _(p):
                    values={"gradient": g.tolist(), "eta_on_line": eta})
 
 
-@gd.symbolic(timeout=60)
-def _(p):
-    """eta*(T_max) ~ 3/(2 T_max) for both conventions (sympy summation and limit)."""
+#: the asymptotic constant c in eta* ~ c / T_max as printed (3/2), and misprints (mutants)
+ETA_ASYMPTOTICS = {"stated": sp.Rational(3, 2), "asymptotic_3_over_Tmax": sp.Integer(3),
+                   "asymptotic_2_over_3Tmax": sp.Rational(2, 3)}
+
+
+def _eta_asymptotic_failures(form):
+    """T_max eta*(T_max) -> c for both conventions (sympy summation and limit).  Returns (failures, limits)."""
     T, M, d = sp.symbols("T M d", positive=True, integer=True)
     r = 0
     lims = {}
@@ -543,8 +547,24 @@ def _(p):
         den = sp.summation(m ** 2 + (d - 1) * m, (T, 2, M))
         lim = sp.limit(sp.simplify(num / den) * M, M, sp.oo)
         lims[name] = str(lim)
-        r += int(sp.simplify(lim - sp.Rational(3, 2)) != 0)
+        r += int(sp.simplify(lim - ETA_ASYMPTOTICS[form]) != 0)
+    return r, lims
+
+
+@gd.symbolic(timeout=60)
+def _(p):
+    """eta*(T_max) ~ 3/(2 T_max) for both conventions (sympy summation and limit)."""
+    r, lims = _eta_asymptotic_failures("stated")
     return Outcome(residual=r, tolerance=0, values={"method": "sympy.summation + limit", "limits": lims})
+
+
+@gd.mutant({"asymptotic_3_over_Tmax": "eta* ~ 3/T_max (the 2 dropped)",
+            "asymptotic_2_over_3Tmax": "eta* ~ 2/(3 T_max) (fraction inverted)"}, timeout=60)
+def _(p, variant):
+    """The asymptotic constant perturbed, through the same summation and limit: it must differ."""
+    r, lims = _eta_asymptotic_failures(variant)
+    return Outcome(residual=r, tolerance=0, values={"limits": lims},
+                   message=f"T_max eta* -> {lims}, not {ETA_ASYMPTOTICS[variant]} ({variant})")
 
 
 @gd.reproduction(name="eta_table")

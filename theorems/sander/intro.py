@@ -341,15 +341,45 @@ def _(p):
                    message="largest decrease of the step map")
 
 
+def _topology_failures(k):
+    """The threshold Lip(f) < k N (k = 1 as stated): (i) the step x + f(x)/N has slope 1 + f'(x)/N >= 1 - kappa with
+    kappa = Lip/N; sympy's inequality solver finds no kappa in (0, k) with 1 - kappa <= 0 (order preserved below the
+    threshold); (ii) the map x -> -x/2 of Fig 1.9 by one step f = -c N x needs c = 3/2 >= k; (iii) a scalar ODE's
+    flow derivative is the solution of y' = a(t) y, y(0) = 1, which exp(int_0^t a) > 0 is (order preserved by every
+    first-order flow).
+    Returns (failures, c)."""
+    x, N = sp.symbols("x N", positive=True)
+    kappa, c = sp.symbols("kappa c", real=True)
+    f = sp.Function("f")
+    slope = sp.diff(x + f(x) / N, x).subs(sp.Derivative(f(x), x), -kappa * N)     # worst slope f' = -Lip
+    bad_set = sp.solve_univariate_inequality(sp.simplify(slope) <= 0, kappa, relational=False).intersect(
+        sp.Interval.open(0, k))
+    step = sp.diff(x + (-c * N * x) / N, x)
+    c_star = sp.solve(sp.Eq(step, -sp.Rational(1, 2)), c)[0]
+    t, u = sp.symbols("t u", real=True)
+    a = sp.Function("a", real=True)
+    Y = sp.exp(sp.Integral(a(u), (u, 0, t)))      # exp of a real integral: > 0; the unique solution if it solves:
+    ode_ok = sp.simplify((sp.diff(Y, t) - a(t) * Y).doit()) == 0 and sp.simplify(Y.subs(t, 0).doit()) == 1
+    return int(bad_set != sp.S.EmptySet) + int(not bool(c_star >= k)) + int(not ode_ok), c_star
+
+
 @topo.symbolic(timeout=20)
 def _(p):
-    """d/dx (x + f(x)/N) = 1 + f'(x)/N >= 1 - Lip/N; with f = -c N x the step is (1 - c) x, decreasing iff c > 1."""
-    x, N, c = sp.symbols("x N c", positive=True)
-    f = sp.Function("f")
-    r1 = sp.simplify(sp.diff(x + f(x) / N, x) - (1 + sp.diff(f(x), x) / N))
-    r2 = sp.simplify(sp.diff(x + (-c * N * x) / N, x) - (1 - c))
-    return Outcome(residual=int(r1 != 0) + int(r2 != 0), tolerance=0, values={"method": "sympy", "instances": ["scalar"],
-                   "proved": "monotone step iff 1 + f'/N > 0"}, message="failed identities")
+    """d/dx (x + f(x)/N) = 1 + f'(x)/N >= 1 - Lip/N > 0 when Lip < N; with f = -c N x the step is x -> -x/2 only for
+    c = 3/2 >= 1; a scalar ODE's flow derivative is exp(int a) > 0."""
+    bad, c_star = _topology_failures(1)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy inequality solver, solve, diff",
+                   "instances": ["scalar"], "c_for_minus_half": str(c_star),
+                   "proved": "monotone step for Lip < N; x -> -x/2 needs Lip = 3N/2 >= N; scalar flows are monotone"},
+                   message="failed conditions")
+
+
+@topo.mutant({"threshold_2N": "'Lip(f) < 2N preserves order' (constant changed): c = 3/2 < 2 reverses order"}, timeout=20)
+def _(p, variant):
+    """The threshold perturbed, through the same inequality solver: it must fail."""
+    bad, c_star = _topology_failures(2)
+    return Outcome(residual=bad, tolerance=0, values={"c_for_minus_half": str(c_star)},
+                   message=f"{bad} conditions fail with the threshold 2N: x -> -x/2 needs only Lip = {c_star} N")
 
 
 # ===========================================================================
@@ -458,14 +488,42 @@ def _(p):
                    message="error of the tightness example against the halved bound (L -> 0)")
 
 
+#: the coefficient of C_N in Prop 1.2 as printed, (e^L - 1)/(2NL), and misprints (mutants)
+P12_COEFFICIENTS = {"stated": lambda L, N: (sp.exp(L) - 1) / (2 * N * L),
+                    "halved_constant": lambda L, N: (sp.exp(L) - 1) / (4 * N * L),
+                    "N_squared": lambda L, N: (sp.exp(L) - 1) / (2 * N ** 2 * L)}
+
+
+def _p12_tightness(form):
+    """phi = a s + b (L = 0 in x): x_N by summation, X(1) by integration, C_N = |d_s phi + d_x phi phi| by the chain
+    rule; X(1) - x_N against lim_(L->0) coefficient * C_N (the bound is attained).  Returns the residual."""
+    a, b, n, N, s, x, L = sp.symbols("a b n N s x L", positive=True)
+    xN = sp.summation((a * n / N + b) / N, (n, 0, N - 1))
+    phi = a * s + b + 0 * x
+    C = sp.diff(phi, s) + sp.diff(phi, x) * phi
+    X1 = sp.integrate(phi, (s, 0, 1))
+    return sp.simplify((X1 - xN) - sp.limit(P12_COEFFICIENTS[form](L, N), L, 0) * C)
+
+
 @p12.symbolic(timeout=20)
 def _(p):
-    """Tightness: phi = a s + b gives x_N = b + a (N-1)/(2N) and X(1) = b + a/2, error a/(2N) = C_N/(2N) exactly."""
-    a, b, n, N = sp.symbols("a b n N", positive=True)
-    xN = sp.summation((a * n / N + b) / N, (n, 0, N - 1))
-    r = sp.simplify((b + a / 2 - xN) - a / (2 * N))
-    return Outcome(residual=int(r != 0), tolerance=0, values={"method": "sympy.summation", "instances": ["phi = a s + b"],
-                   "proved": "X(1) - x_N = a/(2N): the 1/2 is sharp"}, message="failed identities")
+    """Tightness: phi = a s + b gives x_N = b + a (N-1)/(2N) and X(1) = b + a/2, error a/(2N) = C_N/(2N) exactly, the
+    printed (e^L - 1)/(2NL) C_N at L -> 0."""
+    r = _p12_tightness("stated")
+    return Outcome(residual=int(r != 0), tolerance=0, values={"method": "sympy.summation / integrate / limit",
+                   "instances": ["phi = a s + b"],
+                   "proved": "X(1) - x_N = a/(2N) = lim_(L->0) (e^L-1)/(2NL) C_N: the 1/2 is sharp"},
+                   message="failed identities")
+
+
+@p12.mutant({"halved_constant": "(e^L - 1)/(4NL) C_N: the affine example's error a/(2N) exceeds it",
+             "N_squared": "(e^L - 1)/(2N^2 L) C_N: the affine example's error a/(2N) exceeds it"},
+            timeout=20)
+def _(p, variant):
+    """The printed coefficient perturbed, through the same tightness identity."""
+    r = _p12_tightness(variant)
+    return Outcome(residual=int(r != 0), tolerance=0, values={"residual_expression": str(r)},
+                   message=f"X(1) - x_N - bound = {r} on phi = a s + b for {variant}")
 
 
 p12.tightness(over=("d", "p", "N", "seed"), max_examples=20, approached=False,

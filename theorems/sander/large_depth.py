@@ -191,10 +191,9 @@ def _(p, variant):
     return _bp_outcome(p, {"stated": "printed_313", "index_p_k_minus_1": "printed_315"}[variant])
 
 
-@backprop.symbolic(timeout=60)
-def _(p):
-    """sigma an undefined function, q = 2, m = 1, L = 2, one sample: d loss / d(V_k, W_k, A, B) by sympy.diff equals the
-    corrected backprop expression entry by entry (expand of the difference is 0)."""
+def _backprop_mismatches(form="corrected"):
+    """Entries where sympy.diff of the loss and the backprop expression ``form`` differ: 'corrected' ((3.13) with
+    d_1f^T, (3.15) with p_k), 'printed_313' (d_1f p without the transpose), 'printed_315' (p_{k-1} in (3.15))."""
     sig = sp.Function("sigma")
     q, m, L = 2, 1, 2
     x, y = sp.symbols("x y")
@@ -221,20 +220,43 @@ def _(p):
     for k in range(L - 1, -1, -1):
         s = pres[k].applyfunc(sig)
         G = sp.matrix_multiply_elementwise(V[k].T * P, dsig[k])
-        gV = P * s.T / (L * sp.sqrt(m))
-        gW = G * hs[k].T / (L * sp.sqrt(m) * sq)
+        if form == "printed_313":         # p_k = p_{k+1} + d_1f p_{k+1} / L, no transpose
+            P_next = P + V[k] * sp.matrix_multiply_elementwise(W[k] * P, dsig[k]) / (L * sp.sqrt(m) * sq)
+        else:
+            P_next = P + W[k].T * G / (L * sp.sqrt(m) * sq)
+        Pz = P_next if form == "printed_315" else P
+        Gz = sp.matrix_multiply_elementwise(V[k].T * Pz, dsig[k])
+        gV = Pz * s.T / (L * sp.sqrt(m))
+        gW = Gz * hs[k].T / (L * sp.sqrt(m) * sq)
         for M_, g_ in ((V[k], gV), (W[k], gW)):
             for i in range(M_.rows):
                 for j in range(M_.cols):
                     bad += int(sp.expand(D(loss, M_[i, j]) - g_[i, j]) != 0)
-        P = P + W[k].T * G / (L * sp.sqrt(m) * sq)
+        P = P_next
     for i in range(q):
         bad += int(sp.expand(D(loss, A[i, 0]) - (P * x)[i, 0]) != 0)
         bad += int(sp.expand(D(loss, B[0, i]) - (2 * (F - y) * hs[-1])[i, 0]) != 0)
+    return bad
+
+
+@backprop.symbolic(timeout=60)
+def _(p):
+    """sigma an undefined function, q = 2, m = 1, L = 2, one sample: d loss / d(V_k, W_k, A, B) by sympy.diff equals the
+    corrected backprop expression entry by entry (expand of the difference is 0)."""
+    bad = _backprop_mismatches("corrected")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.diff vs corrected backprop, sigma undefined", "instances": ["q=2, m=1, L=2, n=1"],
         "proved": "(3.13) with d_1 f^T and (3.15) with p_k, (3.14), (3.16), for every C^1 sigma"},
         message="entries where the derivative and the backprop formula differ")
+
+
+@backprop.mutant({"printed_313": "(3.13) as printed, p_k = p_{k+1} + d_1f p_{k+1}/L (no transpose)",
+                  "printed_315": "(3.15) as printed, with p_{k-1} instead of p_k"}, timeout=60)
+def _(p, variant):
+    """The printed backprop (E8), through the same sympy.diff comparison: entries must differ."""
+    bad = _backprop_mismatches(variant)
+    return Outcome(residual=bad, tolerance=0, values={"mismatched_entries": bad},
+                   message=f"{bad} entries where sympy.diff and the {variant} backprop differ")
 
 
 # ===========================================================================
@@ -351,22 +373,45 @@ def _(p, variant):
     return _adjoint_outcome(p, 1.0, {"stated": False, "sign_only": True}[variant])
 
 
+#: the backward ODE dP/ds = K(d_1f) P as corrected, and as printed or half-corrected (mutants)
+ADJOINT_ODES = {"corrected": lambda M: -M.T, "printed_plus_d1f": lambda M: M, "transpose_dropped": lambda M: -M}
+
+
+def _adjoint_limit_mismatch(form):
+    """Linear f(h) = M h with M = [[a, c], [0, b]] (not symmetric, so a transpose shows): the discrete backprop
+    (3.13) gives p_0 = (I + M^T/L)^L p_L, whose limit L -> oo sympy computes; the ODE dP/ds = K P with P(1) = p_L
+    is solved by P(s) = exp(K (s - 1)) p_L (checked by differentiation); entries of lim p_0 - P(0) that are not 0."""
+    a, b, c, s = sp.symbols("a b c s", real=True)
+    L = sp.Symbol("L", positive=True, integer=True)
+    M = sp.Matrix([[a, c], [0, b]])
+    pL = sp.Matrix(sp.symbols("p1 p2", real=True))
+    disc = ((sp.eye(2) + M.T / L) ** L).applyfunc(lambda e: sp.limit(e, L, sp.oo)) * pL
+    K = ADJOINT_ODES[form](M)
+    P = (K * (s - 1)).exp() * pL
+    bad = sum(int(sp.simplify(e) != 0) for e in sp.diff(P, s) - K * P)          # P solves the ODE
+    bad += sum(int(sp.simplify(e) != 0) for e in disc - P.subs(s, 0))           # and is the depth limit
+    return bad
+
+
 @adjoint.symbolic(timeout=30)
 def _(p):
-    """Scalar f(h) = a h: P(s) = P(1) e^{a(1-s)} solves the corrected ODE, (1 + a/L)^L -> e^a is the discrete
-    p_0/p_L, and the printed ODE's solution P(1) e^{-a(1-s)} differs from it unless a = 0."""
-    a, s, P1, L = sp.symbols("a s P1 L", real=True)
-    P = P1 * sp.exp(a * (1 - s))
-    r1 = sp.simplify(sp.diff(P, s) + a * P)                     # corrected: P' = -a P
-    r2 = sp.simplify(sp.limit((1 + a / L) ** L, L, sp.oo) - sp.exp(a))
-    Pp = P1 * sp.exp(-a * (1 - s))                              # the printed ODE's solution, P' = +a P
-    r3 = sp.simplify(sp.diff(Pp, s) - a * Pp)
-    differs = sp.simplify((P - Pp).subs(s, 0) / P1 - 2 * sp.sinh(a))
-    bad = int(r1 != 0) + int(r2 != 0) + int(r3 != 0) + int(differs != 0)
+    """Linear f(h) = M h, M = [[a, c], [0, b]]: lim_L (I + M^T/L)^L p_L (the discrete backprop p_0) equals P(0) for
+    the corrected backward ODE dP/ds = -M^T P, P(1) = p_L, entry by entry."""
+    bad = _adjoint_limit_mismatch("corrected")
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.simplify/limit", "instances": ["f(h) = a h, q = 1"],
-        "proved": "P(0) = e^a P(1) = lim (1+a/L)^L p_L; printed gives e^{-a} P(1), off by 2 sinh(a) P(1)"},
+        "method": "sympy Matrix power, limit L -> oo, Matrix.exp, simplify", "instances": ["M = [[a, c], [0, b]]"],
+        "proved": "lim (I + M^T/L)^L p_L = exp(M^T) p_L = P(0) for dP/ds = -d_1f^T P"},
         message="number of failed identities")
+
+
+@adjoint.mutant({"printed_plus_d1f": "(3.44) as printed, dP/ds = +d_1f P: P(0) = exp(-M) p_L is not the limit",
+                 "transpose_dropped": "dP/ds = -d_1f P (sign fixed, transpose missing): P(0) = exp(M) p_L != exp(M^T) p_L"},
+                timeout=30)
+def _(p, variant):
+    """The backward ODE perturbed, through the same comparison with the depth limit: entries must differ."""
+    bad = _adjoint_limit_mismatch(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} entries of lim p_0 - P(0) are not zero for the {variant} ODE")
 
 
 # ===========================================================================
@@ -476,11 +521,18 @@ def _(p):
     return _prop32_outcome(p, True)
 
 
-@prop32.symbolic(timeout=30)
-def _(p):
-    """(3.8)/(3.35): the index floor((L-1)s)+1 is within 1/L of s L on [0,1] (sup |(floor((L-1)s)+1)/L - s| <= 1/L)
-    and theta_{k+1} = Theta(k/(L-1)) exactly; checked on every breakpoint for L = 2..60 in exact rationals."""
-    bad, worst = 0, sp.Integer(0)
+def _ode_rate_unbounded(order):
+    """The rate C/L^order on the instance f(h, V(s)) = a h (a > 0, scalar, x = 1): F = e^a, F^L = (1 + a/L)^L; the
+    statement sup |F - F^L| <= C/L^order needs lim L^order (F - F^L) finite.  Returns (1 if it is not, the limit)."""
+    a = sp.Symbol("a", positive=True)
+    L = sp.Symbol("L", positive=True)
+    lim = sp.limit(L ** order * (sp.exp(a) - (1 + a / L) ** L), L, sp.oo)
+    return int(not lim.is_finite), lim
+
+
+def _ode_discretisation_symbolic(order):
+    bad, lim = _ode_rate_unbounded(order)
+    worst = sp.Integer(0)
     for L in range(2, 61):
         pts = set()
         for k in range(L):
@@ -492,10 +544,30 @@ def _(p):
             worst = max(worst, dev * L)
             bad += int(bool(dev > sp.Rational(1, L)))
         bad += sum(int(sp.floor((L - 1) * sp.Rational(k, L - 1)) + 1 != k + 1) for k in range(L))
-    return Outcome(residual=bad, tolerance=0, values={"method": "exact rationals", "instances": "L = 2..60",
+    return bad, worst, lim
+
+
+@prop32.symbolic(timeout=30)
+def _(p):
+    """The rate on a linear instance: L (e^a - (1 + a/L)^L) -> a^2 e^a / 2, finite (sympy limit), so |F - F^L| <= C/L
+    there; and (3.8)/(3.35): the index floor((L-1)s)+1 is within 1/L of s L on [0,1] and theta_{k+1} = Theta(k/(L-1))
+    exactly; checked on every breakpoint for L = 2..60 in exact rationals."""
+    bad, worst, lim = _ode_discretisation_symbolic(1)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy limit; exact rationals",
+                                                      "instances": "f = a h; L = 2..60",
+                                                      "limit_L_times_error": str(lim),
                                                       "max_L_times_deviation": float(worst),
-                                                      "proved": "index deviation <= 1/L; theta^L_{k+1} = Theta^L(k/(L-1))"},
-                   message="violations of the index bounds")
+                                                      "proved": "L |F - F^L| -> a^2 e^a/2 (rate 1/L on f = a h); "
+                                                                "index deviation <= 1/L; theta^L_{k+1} = Theta^L(k/(L-1))"},
+                   message="violations of the rate and of the index bounds")
+
+
+@prop32.mutant({"rate_1_over_L2": "sup |F - F^L| <= C/L^2 (exponent off by one): L^2 (e^a - (1+a/L)^L) -> oo"}, timeout=30)
+def _(p, variant):
+    """The rate perturbed, through the same limit: L^2 |F - F^L| must be unbounded on f = a h."""
+    bad, lim = _ode_rate_unbounded(2)
+    return Outcome(residual=bad, tolerance=0, values={"limit_L2_times_error": str(lim)},
+                   message=f"lim L^2 (F - F^L) = {lim}: no constant C with |F - F^L| <= C/L^2")
 
 
 # ===========================================================================
@@ -790,19 +862,43 @@ def _(p):
     return _chernoff(p, lambda t: 1 - t * t)
 
 
+#: the exponent e(t) of the bound n exp(-e(t) mu/R), corrected (Tropp 2012) and as printed (mutant)
+CHERNOFF_EXPONENTS = {"corrected": lambda t: (1 - t) ** 2 / 2, "printed_1_minus_t2": lambda t: (1 - t ** 2) / 2}
+
+
+def _chernoff_exponent_failures(form):
+    """g(t) = rate(t) - e(t), rate = -log(e^{-delta}/(1-delta)^{1-delta}) with delta = 1 - t (Tropp's Remark 5.3
+    form, exact for the Poisson limit of the scalar Bernoulli sum): the bound follows from Tropp on (0, 1] iff g >= 0
+    there, which holds when g(1) = 0, g'(1) <= 0 and g'' >= 0 on (0, 1) (convex: g(t) >= -g'(1)(1 - t)).  Also
+    Prop 3.6's failure exponent e(1/2) (m eta^2/8)/(M^2 n) against m eta^2/(64 M^2 n).  Returns the failures."""
+    t = sp.symbols("t", positive=True)
+    delta = 1 - t
+    rate = sp.expand_log(-sp.log(sp.exp(-delta) / t ** t), force=True)       # (1 - delta)^(1 - delta) = t^t
+    g = rate - CHERNOFF_EXPONENTS[form](t)
+    g1 = sp.simplify(g.subs(t, 1))
+    dg1 = sp.simplify(sp.diff(g, t).subs(t, 1))
+    concave = sp.solve_univariate_inequality(sp.diff(g, t, 2) < 0, t, relational=False).intersect(sp.Interval.open(0, 1))
+    prop36 = sp.simplify(CHERNOFF_EXPONENTS[form](sp.Rational(1, 2)) / 8 - sp.Rational(1, 64))
+    return int(g1 != 0) + int(bool(dg1 > 0)) + int(concave != sp.S.EmptySet) + int(prop36 != 0), dg1
+
+
 @chernoff.symbolic(timeout=30)
 def _(p):
-    """With delta = 1 - t: the exact Chernoff rate (1-t) + t log t >= (1-t)^2/2 on (0,1] (so the corrected bound
-    follows), and 1 - t^2 >= (1 - t)^2 with equality only at t = 1 (the printed bound is strictly stronger)."""
-    t = sp.symbols("t", positive=True)
-    g = (1 - t) + t * sp.log(t) - (1 - t) ** 2 / 2
-    # g(1) = 0, g'(1) = 0, g''(t) = 1/t - 1 >= 0 on (0, 1]: g is convex with minimum 0 at t = 1
-    r = [sp.simplify(g.subs(t, 1)), sp.simplify(sp.diff(g, t).subs(t, 1)), sp.simplify(sp.diff(g, t, 2) - (1 / t - 1))]
-    gap = sp.factor((1 - t ** 2) - (1 - t) ** 2)      # = 2 t (1 - t)
-    bad = sum(int(x != 0) for x in r) + int(sp.simplify(gap - 2 * t * (1 - t)) != 0)
+    """With delta = 1 - t, Tropp's rate (1-t) + t log t >= (1-t)^2/2 on (0,1] (g(1) = g'(1) = 0, g'' >= 0 by
+    sympy's inequality solver), so the corrected bound follows; Prop 3.6's exponent is m eta^2/(64 M^2 n)."""
+    bad, _ = _chernoff_exponent_failures("corrected")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy", "instances": ["scalar Chernoff function"],
-                                                      "proved": "rate >= (1-t)^2/2; (1-t^2) - (1-t)^2 = 2t(1-t) > 0"},
+                                                      "proved": "rate >= (1-t)^2/2 on (0, 1]; Prop 3.6 exponent 1/64"},
                    message="failed identities")
+
+
+@chernoff.mutant({"printed_1_minus_t2": "exponent (1-t^2)/2 as printed: g'(1) = 1 > 0, the rate is exceeded near t = 1; "
+                                        "Prop 3.6 gets 3/64"}, timeout=30)
+def _(p, variant):
+    """The printed exponent, through the same convexity argument: it must fail."""
+    bad, dg1 = _chernoff_exponent_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_conditions": bad, "g_prime_at_1": str(dg1)},
+                   message=f"{bad} conditions fail for the exponent {variant} (g'(1) = {dg1})")
 
 
 chernoff.tightness(over=("mu_over_R", "t", "N"), max_examples=30, approached=False,
@@ -930,16 +1026,43 @@ def _(p):
     return _plineq(p, 1.0)
 
 
+#: (per-layer constant c in (1 - c K/L)^L >= e^{-2 sqrt2 K}, largest x = cK/L allowed by the hypothesis on L)
+PL_FORMS = {"corrected": (sp.sqrt(2), sp.Rational(1, 2)),                 # L >= 2 sqrt2 K
+            "printed_2sqrt2": (2 * sp.sqrt(2), sp.Integer(1)),             # every L > 2 sqrt2 K
+            "depth_hypothesis_dropped": (sp.sqrt(2), sp.Integer(1))}       # every L > sqrt2 K
+
+
+def _pl_failures(form):
+    """With x = cK/L the inequality is L log(1-x) >= -2 sqrt2 K, i.e. g(x) = log(1-x) + (2 sqrt2/c) x >= 0 on
+    (0, X].  g(0) = 0 and g'' < 0 on (0, 1) (sympy inequality solver), so g >= 0 on (0, X] iff g(X-) >= 0 (a one-sided
+    limit).  Returns (the number of failed conditions, g(X-))."""
+    c, X = PL_FORMS[form]
+    x = sp.Symbol("x", positive=True)
+    g = sp.log(1 - x) + 2 * sp.sqrt(2) / c * x
+    convex_part = sp.solve_univariate_inequality(sp.diff(g, x, 2) >= 0, x, relational=False).intersect(
+        sp.Interval.open(0, 1))
+    end = sp.limit(g, x, X, "-")
+    return int(g.subs(x, 0) != 0) + int(convex_part != sp.S.EmptySet) + int(not bool(end >= 0)), end
+
+
 @pl_ineq.symbolic(timeout=30)
 def _(p):
-    """g(x) = 2x + log(1-x) has g(0) = 0 and g'(x) = (1-2x)/(1-x) >= 0 on [0, 1/2]: -log(1-x) <= 2x there, so
-    L log(1 - a/(2L)) >= -a for L >= a; and h(x) = x + log(1-x) has h' = -x/(1-x) < 0: (1-a/L)^L < e^{-a}."""
-    x = sp.symbols("x")
-    r = [sp.simplify(sp.diff(2 * x + sp.log(1 - x), x) - (1 - 2 * x) / (1 - x)),
-         sp.simplify(sp.diff(x + sp.log(1 - x), x) + x / (1 - x)), (2 * x + sp.log(1 - x)).subs(x, 0)]
-    return Outcome(residual=sum(int(v != 0) for v in r), tolerance=0, values={"method": "sympy.simplify",
-                   "instances": ["x in [0, 1/2]"], "proved": "corrected bound; printed bound strictly false"},
-                   message="failed identities")
+    """Corrected (3.51): with x = sqrt2 K/L <= 1/2, g(x) = log(1-x) + 2x is concave with g(0) = 0 and g(1/2) = 1 - log 2
+    >= 0, so L log(1 - sqrt2 K/L) >= -2 sqrt2 K for L >= 2 sqrt2 K."""
+    bad, end = _pl_failures("corrected")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy inequality solver and one-sided limit",
+                   "instances": ["x in (0, 1/2]"], "g_at_endpoint": str(end),
+                   "proved": "(1 - sqrt2 K/L)^L >= e^{-2 sqrt2 K} for L >= 2 sqrt2 K"},
+                   message="failed conditions")
+
+
+@pl_ineq.mutant({"printed_2sqrt2": "(3.51) as printed, (1 - 2 sqrt2 K/L)^L >= e^{-2 sqrt2 K}: g = log(1-x) + x < 0",
+                 "depth_hypothesis_dropped": "corrected factor without L >= 2 sqrt2 K: g(1-) = -oo"}, timeout=30)
+def _(p, variant):
+    """The inequality perturbed, through the same concavity argument: it must fail."""
+    bad, end = _pl_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_conditions": bad, "g_at_endpoint": str(end)},
+                   message=f"{bad} conditions fail for {variant}: g at the end of the range = {end}")
 
 
 pl_ineq.tightness(over=("K", "L"), max_examples=30)
@@ -1091,11 +1214,11 @@ th37 = Claim(
 )
 
 
-def _th37(power):
+def _th37(power, n_power=4, const=64):
     c3, c4, n, q, K, mx, l0 = sp.symbols("c3 c4 n q K mx l0", positive=True)
     M, mu = c3 / sp.sqrt(n * q), c4 / (n * sp.sqrt(n * q))
     thr = sp.solve(sp.Eq(mu, mx * 8 * sp.exp(K) / M * sp.sqrt(l0)), l0)[0]
-    printed = c3 ** 2 * c4 ** 2 / (64 * n ** 4 * q ** power * mx ** 2 * sp.exp(2 * K))
+    printed = c3 ** 2 * c4 ** 2 / (const * n ** n_power * q ** power * mx ** 2 * sp.exp(2 * K))
     diff = sp.simplify(thr / printed - 1)
     return Outcome(residual=int(diff != 0), tolerance=0, values={"derived": str(thr), "compared": str(printed),
                    "ratio_minus_1": str(diff), "method": "sympy.solve"}, message="derived threshold != compared form")
@@ -1138,6 +1261,17 @@ def _(p):
 def _(p):
     """Solve mu = max 8 e^K/M sqrt(l0) for l0: c3^2 c4^2 / (64 e^{2K} max^2 n^4 q^2)."""
     return _th37(2)
+
+
+#: misprints of the corrected threshold other than the printed q^3 (the falsifier 'stated'): (q power, n power, constant)
+TH37_MUTANTS = {"n_cubed": (2, 3, 64), "constant_8": (2, 4, 8)}
+
+
+@th37.mutant({"n_cubed": "n^3 instead of n^4 in the threshold: the derived threshold differs by a factor n",
+              "constant_8": "8 instead of 64 = 8^2 (square of the 8 in (3.22) forgotten)"}, timeout=30)
+def _(p, variant):
+    """The corrected threshold perturbed, through the same sympy.solve comparison: it must differ."""
+    return _th37(*TH37_MUTANTS[variant])
 
 
 @th37.falsifier("stated")

@@ -161,20 +161,45 @@ def _(p):
     return _regr(p, with_c=False)
 
 
+#: (B from Sigma and C = (1/n) sum y x^T, c from (1/n) sum |y|^2 and B) of (2.5) as printed, and misprints (mutants)
+REGRESSION_FORMS = {"stated": (lambda C, Sig: C * Sig.inv(), lambda yy, B, Sig: yy - (B * Sig * B.T).trace()),
+                    "sigma_inverse_dropped": (lambda C, Sig: C, lambda yy, B, Sig: yy - (B * Sig * B.T).trace()),
+                    "c_sign_flipped": (lambda C, Sig: C * Sig.inv(), lambda yy, B, Sig: yy + (B * Sig * B.T).trace())}
+
+
+def _regression_residual(form):
+    """n = 3 samples with symbolic entries in d = 2, generic Pi: (1/n) sum |Pi x_k - y_k|^2 computed from the samples
+    against ||Pi - B||_Sigma^2 + c with Sigma, B, c built from the same samples as printed; cancel(together)."""
+    Bf, cf = REGRESSION_FORMS[form]
+    n, d = 3, 2
+    X = [sp.Matrix(d, 1, sp.symbols(f"x{k}_0:{d}")) for k in range(n)]
+    Y = [sp.Matrix(d, 1, sp.symbols(f"y{k}_0:{d}")) for k in range(n)]
+    P = sp.Matrix(d, d, sp.symbols("p0:4"))
+    Sig = sum((x * x.T for x in X), sp.zeros(d)) / n
+    C = sum((y * x.T for x, y in zip(X, Y)), sp.zeros(d)) / n
+    B = Bf(C, Sig)
+    lhs = sum(((P * x - y).T * (P * x - y))[0] for x, y in zip(X, Y)) / n
+    c = cf(sum((y.T * y)[0] for y in Y) / n, B, Sig)
+    return sp.cancel(sp.together(lhs - (((P - B) * Sig * (P - B).T).trace() + c)))
+
+
 @regr.symbolic(timeout=30)
 def _(p):
-    """d = 2, generic symmetric Sigma > 0 and cross-moment C = (1/n) sum y x^T (so B = C Sigma^{-1}), generic Pi:
-    Tr(Pi Sigma Pi^T) - 2 Tr(Pi C^T) + Tr(B Sigma B^T) = ||Pi - B||_Sigma^2, i.e. the identity with c."""
-    s11, s12, s22 = sp.symbols("s11 s12 s22")
-    Sig = sp.Matrix([[s11, s12], [s12, s22]])
-    C = sp.Matrix(2, 2, sp.symbols("c0:4"))
-    P = sp.Matrix(2, 2, sp.symbols("p0:4"))
-    B = C * Sig.inv()
-    lhs_minus_yy = (P * Sig * P.T).trace() - 2 * (P * C.T).trace()      # (1/n) sum |P x - y|^2 - (1/n) sum |y|^2
-    rhs_minus_yy = ((P - B) * Sig * (P - B).T).trace() - (B * Sig * B.T).trace()
-    r = sp.cancel(sp.together(lhs_minus_yy - rhs_minus_yy))
-    return Outcome(residual=int(r != 0), tolerance=0, values={"method": "sympy.cancel(together)", "residual": str(r)},
+    """n = 3 symbolic samples in d = 2, generic Pi: (1/n) sum |Pi x_k - y_k|^2 = ||Pi - B||_Sigma^2 + c with Sigma,
+    B = (1/n) sum y x^T Sigma^{-1} and c = (1/n) sum |y|^2 - Tr(B Sigma B^T) from the samples (rational identity)."""
+    r = _regression_residual("stated")
+    return Outcome(residual=int(r != 0), tolerance=0, values={"method": "sympy.cancel(together)", "residual": str(r),
+                                                              "instances": "n = 3, d = 2, all entries symbolic"},
                    message="identity reduced to 0" if r == 0 else "identity did not reduce")
+
+
+@regr.mutant({"sigma_inverse_dropped": "B = (1/n) sum y_k x_k^T (the Sigma^{-1} dropped)",
+              "c_sign_flipped": "c = (1/n) sum |y_k|^2 + Tr(B Sigma B^T)"}, timeout=30)
+def _(p, variant):
+    """(2.5) perturbed, through the same cancellation: the difference must not reduce to 0."""
+    r = _regression_residual(variant)
+    return Outcome(residual=int(r != 0), tolerance=0, values={"residual_nonzero": r != 0},
+                   message=f"(1/n) sum |Pi x - y|^2 - (||Pi - B||^2 + c) does not reduce to 0 for {variant}")
 
 
 # ===========================================================================
@@ -405,10 +430,14 @@ def _(p):
                    message=f"worst ratio {ratio:.3f} with ||theta_k||_op = {p.radius}")
 
 
-@ident.symbolic(timeout=60)
-def _(p):
-    """2x2 symbolic layers, N = 3, and a generic middle matrix K standing for (Pi - B) Sigma (the identity never
-    uses its structure): the identity expands to 0 for n = 1 -> 2 and 2 -> 3."""
+#: the identity (I + theta_{n+1}/N)^T nabla_{n+1} = nabla_n (I + theta_n/N)^T as printed (left and right factors from
+#: the layers A_{n+1}, A_n), and misprints (mutants)
+IDENTITY_FORMS = {"stated": lambda A1, A0, G1, G0: A1.T * G1 - G0 * A0.T,
+                  "transpose_dropped": lambda A1, A0, G1, G0: A1 * G1 - G0 * A0.T,
+                  "layers_swapped": lambda A1, A0, G1, G0: A0.T * G1 - G0 * A1.T}
+
+
+def _gradient_identity_entries(form):
     N = 3
     th = [sp.Matrix(2, 2, sp.symbols(f"t{k}_0:4")) for k in range(N)]
     K = sp.Matrix(2, 2, sp.symbols("k0:4"))
@@ -419,9 +448,27 @@ def _(p):
     G = [sp.Rational(2, N) * after[n].T * K * before[n].T for n in range(N)]
     bad = 0
     for n in range(N - 1):
-        bad += sum(1 for e in (A[n + 1].T * G[n + 1] - G[n] * A[n].T) if sp.expand(e) != 0)
+        bad += sum(1 for e in IDENTITY_FORMS[form](A[n + 1], A[n], G[n + 1], G[n]) if sp.expand(e) != 0)
+    return bad
+
+
+@ident.symbolic(timeout=60)
+def _(p):
+    """2x2 symbolic layers, N = 3, and a generic middle matrix K standing for (Pi - B) Sigma (the identity never
+    uses its structure): the identity expands to 0 for n = 1 -> 2 and 2 -> 3."""
+    bad = _gradient_identity_entries("stated")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand", "instances": "d=2, N=3"},
                    message="nonzero entries")
+
+
+@ident.mutant({"transpose_dropped": "(I + theta_{n+1}/N) nabla_{n+1} = nabla_n (I + theta_n/N)^T (left transpose dropped)",
+               "layers_swapped": "(I + theta_n/N)^T nabla_{n+1} = nabla_n (I + theta_{n+1}/N)^T (indices swapped)"},
+              timeout=60)
+def _(p, variant):
+    """The identity perturbed, through the same expansion: entries must stay nonzero."""
+    bad = _gradient_identity_entries(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad},
+                   message=f"{bad} entries do not expand to zero for {variant}")
 
 
 ident.tightness(over=("N", "d", "seed", "radius"), max_examples=30, approached=False,

@@ -196,9 +196,15 @@ def _(p):
 identity.property(over=("gamma", "L", "d", "seed"), max_examples=12)
 
 
-@identity.symbolic(timeout=60)
-def _(p):
-    """sympy: substituting (4.2) into (4.3) gives back (x_n, v_n) for every f and gamma != 0, d = 1 and d = 2."""
+#: the inverse (4.3) as printed, v_n = (v_{n+1} - (1-gamma) f(x_n))/gamma with x_n = x_{n+1} - v_{n+1}, and misprints
+INVERSE_FORMS = {"stated": ("x_n", lambda g: g),
+                 "divide_by_one_minus_gamma": ("x_n", lambda g: 1 - g),
+                 "f_at_x_next": ("x_next", lambda g: g)}
+
+
+def _roundtrip_failures(form):
+    """Components of inverse(forward(z)) - z and forward(inverse(Z)) - Z that do not cancel, f undefined, d = 1, 2."""
+    at, div = INVERSE_FORMS[form]
     g = sp.Symbol("gamma", nonzero=True)
     nonzero = 0
     for d in (1, 2):
@@ -208,22 +214,39 @@ def _(p):
         v1 = [g * vi + (1 - g) * fi for vi, fi in zip(vs, fs)]
         x1 = [xi + vi for xi, vi in zip(xs, v1)]
         xb = [a - c for a, c in zip(x1, v1)]
-        fb = [f.subs(dict(zip(xs, xb)), simultaneous=True) for f in fs]
-        vb = [(vi - (1 - g) * fi) / g for vi, fi in zip(v1, fb)]
+        fb = [f.subs(dict(zip(xs, xb if at == "x_n" else x1)), simultaneous=True) for f in fs]
+        vb = [(vi - (1 - g) * fi) / div(g) for vi, fi in zip(v1, fb)]
         nonzero += sum(1 for a, c in zip(xb + vb, list(xs) + list(vs)) if sp.cancel(sp.expand(a - c)) != 0)
         # and the other order: inverse then forward
         X, V = sp.symbols(f"X0:{d}"), sp.symbols(f"V0:{d}")
         xi_ = [a - c for a, c in zip(X, V)]
-        fi_ = [f.subs(dict(zip(xs, xi_)), simultaneous=True) for f in fs]
-        vi_ = [(c - (1 - g) * fi) / g for c, fi in zip(V, fi_)]
+        fi_ = [f.subs(dict(zip(xs, xi_ if at == "x_n" else X)), simultaneous=True) for f in fs]
+        vi_ = [(c - (1 - g) * fi) / div(g) for c, fi in zip(V, fi_)]
         v2 = [g * a + (1 - g) * fi for a, fi in zip(vi_, fi_)]
         x2 = [a + c for a, c in zip(xi_, v2)]
         nonzero += sum(1 for a, c in zip(x2 + v2, list(X) + list(V)) if sp.cancel(sp.expand(a - c)) != 0)
+    return nonzero
+
+
+@identity.symbolic(timeout=60)
+def _(p):
+    """sympy: substituting (4.2) into (4.3) gives back (x_n, v_n) for every f and gamma != 0, d = 1 and d = 2."""
+    nonzero = _roundtrip_failures("stated")
     return Outcome(residual=nonzero, tolerance=0, values={
         "method": "sympy.cancel(expand) of inverse(forward(z)) - z and forward(inverse(Z)) - Z, f undefined",
         "instances": [1, 2], "proved": "(4.3) o (4.2) = id = (4.2) o (4.3) for gamma != 0; at gamma = 0 "
                                        "(4.3) has the pole 1/gamma"},
         message="number of components that did not cancel to zero")
+
+
+@identity.mutant({"divide_by_one_minus_gamma": "v_n = (v_{n+1} - (1-gamma) f(x_n))/(1-gamma): no inverse",
+                  "f_at_x_next": "v_n = (v_{n+1} - (1-gamma) f(x_{n+1}))/gamma (f at the wrong point): no inverse"},
+                 timeout=60)
+def _(p, variant):
+    """The inverse (4.3) perturbed, through the same round trips: components must fail to cancel."""
+    nonzero = _roundtrip_failures(variant)
+    return Outcome(residual=nonzero, tolerance=0, values={"noncancelling_components": nonzero},
+                   message=f"{nonzero} components of the round trips do not cancel for {variant}")
 
 
 def _wrong_inverse(p, mode):
@@ -686,9 +709,15 @@ def _(p):
 backprop.property(over=("gamma", "L", "d", "p", "seed"), max_examples=10)
 
 
-@backprop.symbolic(timeout=60)
-def _(p):
-    """sympy, d = 2, f(x, theta) undefined: the Jacobian of (4.17) is the block matrix; det = gamma^2; theta-block."""
+#: the printed Jacobian blocks of (4.17) (F = d_x f) and its determinant gamma^d, and misprints (mutants)
+MOM_BLOCKS = {"stated": (lambda g, F, I: [[I + (1 - g) * F, g * I], [(1 - g) * F, g * I]], lambda g: g ** 2),
+              "F_transposed": (lambda g, F, I: [[I + (1 - g) * F.T, g * I], [(1 - g) * F.T, g * I]], lambda g: g ** 2),
+              "gamma_swapped": (lambda g, F, I: [[I + g * F, (1 - g) * I], [g * F, (1 - g) * I]], lambda g: g ** 2),
+              "det_gamma": (lambda g, F, I: [[I + (1 - g) * F, g * I], [(1 - g) * F, g * I]], lambda g: g)}
+
+
+def _mom_jacobian_failures(form):
+    blocks, det = MOM_BLOCKS[form]
     g, th = sp.symbols("gamma theta")
     xs, vs = sp.symbols("x0:2"), sp.symbols("v0:2")
     fs = [sp.Function(f"f{i}")(*xs, th) for i in range(2)]
@@ -698,16 +727,33 @@ def _(p):
     J = z1.jacobian(z0)
     F = sp.Matrix(fs).jacobian(sp.Matrix(xs))
     I2 = sp.eye(2)
-    block = sp.Matrix(sp.BlockMatrix([[I2 + (1 - g) * F, g * I2], [(1 - g) * F, g * I2]]))
+    block = sp.Matrix(sp.BlockMatrix(blocks(g, F, I2)))
     n1 = sum(1 for e in (J - block) if sp.expand(e) != 0)
-    n2 = int(sp.expand(J.det() - g ** 2) != 0)
+    n2 = int(sp.expand(J.det() - det(g)) != 0)
     Jt = z1.jacobian(sp.Matrix([th]))
     dth = sp.Matrix(fs).diff(th)
     n3 = sum(1 for e in (Jt - (1 - g) * sp.Matrix.vstack(dth, dth)) if sp.expand(e) != 0)
-    return Outcome(residual=n1 + n2 + n3, tolerance=0, values={
+    return n1 + n2 + n3
+
+
+@backprop.symbolic(timeout=60)
+def _(p):
+    """sympy, d = 2, f(x, theta) undefined: the Jacobian of (4.17) is the block matrix; det = gamma^2; theta-block."""
+    bad = _mom_jacobian_failures("stated")
+    return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy jacobian + expand", "instances": ["d=2, scalar theta"],
         "proved": "d z_{k}/d z_{k-1} = [[I+(1-g)F, gI], [(1-g)F, gI]], det = gamma^2, d z_k/d theta = (1-g)[f_theta; f_theta]"},
         message="entries that did not expand to zero")
+
+
+@backprop.mutant({"F_transposed": "blocks with F^T instead of F (the backward, not the forward, Jacobian)",
+                  "gamma_swapped": "gamma and 1 - gamma exchanged in the blocks",
+                  "det_gamma": "det = gamma instead of gamma^d (exponent d dropped, d = 2)"}, timeout=60)
+def _(p, variant):
+    """The printed Jacobian perturbed, through the same jacobian comparison: entries must differ."""
+    bad = _mom_jacobian_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_entries": bad},
+                   message=f"{bad} entries/identities fail for the mutated Jacobian ({variant})")
 
 
 @backprop.falsifier("order_v_x", search=("seed",))
@@ -805,15 +851,40 @@ def _(p):
                                       "eps": eps_})
 
 
+#: eps as a function of gamma in the rewriting, as printed and misprinted (mutants)
+VERLET_EPS = {"stated": lambda g: 1 / (1 - g), "eps_one_minus_gamma": lambda g: 1 - g, "eps_one_over_gamma": lambda g: 1 / g}
+
+
+def _verlet_failures(form):
+    """(4.2) v_{n+1} = gamma v_n + (1-gamma) f(x_n) against the rewriting v_n + (f - v_n)/eps; and, with
+    v_n = x_n - x_{n-1}, the rewritten step is eps (x_{n+1} - 2x_n + x_{n-1}) + (x_n - x_{n-1}) = f(x_n), the step-1
+    discretisation of eps x'' + x' = f.  Returns the identities that do not cancel."""
+    g, v, f, xm, x = sp.symbols("gamma v f x_m x")
+    eps_ = VERLET_EPS[form](g)
+    bad = int(sp.cancel(v + (f - v) / eps_ - (g * v + (1 - g) * f)) != 0)
+    vn = x - xm                                     # v_n
+    x_next = x + g * vn + (1 - g) * f               # (4.2)
+    bad += int(sp.cancel(eps_ * (x_next - 2 * x + xm) + (x - xm) - f) != 0)
+    return bad
+
+
 @verlet.symbolic(timeout=30)
 def _(p):
-    """sympy: v + (f - v)/eps with eps = 1/(1-gamma) expands to gamma v + (1-gamma) f."""
-    g, v, f = sp.symbols("gamma v f")
-    eps_ = 1 / (1 - g)
-    r = sp.cancel(v + (f - v) / eps_ - (g * v + (1 - g) * f))
-    return Outcome(residual=int(r != 0), tolerance=0, values={"method": "sympy.cancel", "instances": ["scalar"],
-                                                              "proved": "the rewriting of (4.2) at l.2966"},
-                   message="1 if the rewriting does not cancel")
+    """sympy: v + (f - v)/eps with eps = 1/(1-gamma) expands to gamma v + (1-gamma) f, and (4.2) is the step-1 scheme
+    eps (x_{n+1} - 2 x_n + x_{n-1}) + (x_n - x_{n-1}) = f(x_n) of eps x'' + x' = f."""
+    bad = _verlet_failures("stated")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel", "instances": ["scalar"],
+                                                      "proved": "the rewriting of (4.2) at l.2966 and its second-order form"},
+                   message="identities that do not cancel")
+
+
+@verlet.mutant({"eps_one_minus_gamma": "eps = 1 - gamma instead of 1/(1-gamma)",
+                "eps_one_over_gamma": "eps = 1/gamma instead of 1/(1-gamma)"}, timeout=30)
+def _(p, variant):
+    """eps perturbed, through the same cancellations: the rewriting must fail."""
+    bad = _verlet_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities do not cancel for {variant}")
 
 
 # ===========================================================================
@@ -1048,18 +1119,41 @@ def _(p):
 freev0.property(over=("target", "d", "seed"), max_examples=10)
 
 
+#: the initial speed v0(h, x0) of Prop 4.9 as printed, and misprints (mutants)
+FREEV0_FORMS = {"stated": lambda h, x0: (h - x0) / (1 - sp.exp(-1)),
+                "one_minus_e": lambda h, x0: (h - x0) / (1 - sp.E),
+                "sign_flipped": lambda h, x0: (x0 - h) / (1 - sp.exp(-1))}
+
+
+def _freev0_failures(form):
+    """dsolve x'' + x' = 0 with x(0) = x0, x'(0) = v0 (independent of the proof's formula), then x(1) - h; and the
+    proof's phi_t = x0 - v0(e^{-t} - 1) against the dsolve solution.  Returns the residuals that are not 0."""
+    t, x0, h = sp.symbols("t x0 h")
+    v0 = FREEV0_FORMS[form](h, x0)
+    X = sp.Function("X")
+    sol = sp.dsolve(X(t).diff(t, 2) + X(t).diff(t), X(t), ics={X(0): x0, X(t).diff(t).subs(t, 0): v0}).rhs
+    res = [sp.simplify(sol.subs(t, 1) - h), sp.simplify(sol - (x0 - v0 * (sp.exp(-t) - 1)))]
+    return sum(1 for r in res if r != 0)
+
+
 @freev0.symbolic(timeout=30)
 def _(p):
-    """sympy: x(t) = x0 - v0(e^{-t} - 1) solves x'' + x' = 0, x(0) = x0, x'(0) = v0, and x(1) = h."""
-    t, x0, h = sp.symbols("t x0 h")
-    v0 = (h - x0) / (1 - sp.exp(-1))
-    x = x0 - v0 * (sp.exp(-t) - 1)
-    res = [sp.simplify(sp.diff(x, t, 2) + sp.diff(x, t)), sp.simplify(x.subs(t, 0) - x0),
-           sp.simplify(sp.diff(x, t).subs(t, 0) - v0), sp.simplify(x.subs(t, 1) - h)]
-    return Outcome(residual=sum(1 for r in res if r != 0), tolerance=0,
-                   values={"method": "sympy.simplify of 4 small residuals", "instances": ["scalar, h symbolic"],
-                           "proved": "ODE, both initial conditions, phi_1 = h"},
+    """sympy: dsolve of x'' + x' = 0, x(0) = x0, x'(0) = (h - x0)/(1 - 1/e) gives x(1) = h, and equals the proof's
+    x(t) = x0 - v0(e^{-t} - 1)."""
+    bad = _freev0_failures("stated")
+    return Outcome(residual=bad, tolerance=0,
+                   values={"method": "sympy.dsolve with initial conditions, simplify", "instances": ["scalar, h symbolic"],
+                           "proved": "phi_1 = h; the proof's closed form"},
                    message="nonzero residuals")
+
+
+@freev0.mutant({"one_minus_e": "v0 = (h(x0) - x0)/(1 - e) (exponent sign lost): phi_1 != h",
+                "sign_flipped": "v0 = (x0 - h(x0))/(1 - 1/e): phi_1 = 2 x0 - h"}, timeout=30)
+def _(p, variant):
+    """v0 perturbed, through the same dsolve: phi_1(x0) - h must not simplify to 0."""
+    bad = _freev0_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} residuals do not simplify to zero for {variant}")
 
 
 @freev0.falsifier("without_1_minus_1_over_e")

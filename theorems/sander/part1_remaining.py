@@ -202,8 +202,9 @@ psi_c = Claim(
 )
 
 
-def _psi_sym():
-    """Heun steps n-1 and n for the scalar layer f(x, th) = tanh(th x); h = 1/N."""
+def _psi_sym(inner=1):
+    """Heun steps n-1 and n for the scalar layer f(x, th) = tanh(th x); h = 1/N; ``inner`` multiplies the h in
+    (1 + h d_x f) of Psi (1 as in (2.18); 1/h drops the 1/N, a mutant)."""
     h = sp.symbols("h", positive=True)
     xn, xm, g1, g0, a, b, c = sp.symbols("x_n x_m g_1 g_0 a b c", real=True)   # a = th_{n-1}, b = th_n, c = th_{n+1}
     f = lambda x, t: sp.tanh(t * x)
@@ -215,26 +216,44 @@ def _psi_sym():
     xnp1 = xn + h / 2 * (f(xn, b) + f(yn, c))                    # step n
     # the true gradient: d/d theta_n of (g_{n+1} . x_{n+1}) through step n, plus (g_n . x_n) through step n-1
     true = g1 * sp.diff(xnp1, b) + g0 * sp.diff(xn_of, b)
-    Psi = h / 2 * (ft(xn, b) * (1 + h * fx(yn, c)) * g1 + ft(ym, b) * g0)
+    Psi = h / 2 * (ft(xn, b) * (1 + inner * h * fx(yn, c)) * g1 + ft(ym, b) * g0)
     return h, (xn, xm, g1, g0), true, Psi
+
+
+def _psi_lipschitz_failures(power=1, inner_dropped=False):
+    """Psi against the chain-rule gradient; N^power dPsi/dz at N = oo finite for the four arguments and nonzero for
+    g_{n+1} (Lip(Psi) = L_Psi/N^power exactly).  Returns (failures, the limits)."""
+    h = sp.symbols("h", positive=True)
+    h, args, true, Psi = _psi_sym(1 / h if inner_dropped else 1)
+    bad = int(sp.expand(true - Psi) != 0)
+    lims = []
+    for z in args:
+        q0 = sp.expand(sp.diff(Psi, z) / h ** power).subs(h, 0)
+        lims.append(str(q0))
+        bad += int(q0.has(sp.zoo, sp.oo, sp.nan))
+    bad += int(sp.expand(sp.diff(Psi, args[2]) / h ** power).subs(h, 0) == 0)
+    return bad, lims
 
 
 @psi_c.symbolic(timeout=60)
 def _(p):
     """Psi = chain-rule gradient (f = tanh(th x)), and N dPsi/dz at N = oo is finite for the four arguments
     (nonzero for g_{n+1}: the order is exactly 1/N)."""
-    h, args, true, Psi = _psi_sym()
-    bad = int(sp.expand(true - Psi) != 0)
-    lims = []
-    for z in args:
-        q0 = sp.expand(sp.diff(Psi, z) / h).subs(h, 0)
-        lims.append(str(q0))
-        bad += int(q0.has(sp.zoo, sp.oo, sp.nan))
-    bad += int(sp.expand(sp.diff(Psi, args[2]) / h).subs(h, 0) == 0)
+    bad, lims = _psi_lipschitz_failures()
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.diff/expand", "instances": ["f = tanh(th x)"],
                                                       "proved": "Psi = gradient; N dPsi finite and nonzero at N = oo",
                                                       "N_dPsi_at_oo": lims},
                    message="failed identities")
+
+
+@psi_c.mutant({"rate_N_squared": "Lip(Psi) = L_Psi/N^2: N^2 dPsi/dg_{n+1} is unbounded",
+               "inner_1_over_N_dropped": "Psi with (1 + d_x f(y_n, th_{n+1})) instead of (1 + d_x f/N): not the gradient"},
+              timeout=60)
+def _(p, variant):
+    """The statement perturbed, through the same gradient comparison and limits: some must fail."""
+    bad, lims = _psi_lipschitz_failures(2 if variant == "rate_N_squared" else 1, variant == "inner_1_over_N_dropped")
+    return Outcome(residual=bad, tolerance=0, values={"limits": lims},
+                   message=f"{bad} identities/limits fail for {variant}")
 
 
 def _psi_num(p, N, power):
@@ -899,18 +918,39 @@ def _(p):
     return _typo(p, True)
 
 
+#: the Laurent-Massart term at x = (M_W^2 - 1) qm / c: (term(k, x), c), corrected, and misprints (mutants)
+LM_FORMS = {"corrected": (lambda k, x: 2 * sp.sqrt(k * x), 16),
+            "printed_2sqrt_qm_x": (lambda k, x: 2 * sp.sqrt(k) * x, 16),
+            "x_over_8": (lambda k, x: 2 * sp.sqrt(k * x), 8)}
+
+
+def _lm_failures(form):
+    """term(k, x) at x = a k / c (a = M_W^2 - 1, k = qm) against sqrt(a) k / 2 (simplify of the difference, positive
+    symbols), and sqrt(a) k/2 <= a k/2 for a >= 1: no s = sqrt(a) >= 1 with s^2/2 - s/2 < 0 (inequality solver)."""
+    term, cden = LM_FORMS[form]
+    a, k = sp.symbols("a k", positive=True)
+    r1 = sp.simplify(term(k, a * k / cden) - sp.sqrt(a) * k / 2)
+    s = sp.symbols("s", real=True)
+    viol = sp.solve_univariate_inequality(s ** 2 / 2 - s / 2 < 0, s, relational=False).intersect(sp.Interval(1, sp.oo))
+    return int(r1 != 0) + int(viol != sp.S.EmptySet), r1
+
+
 @typo.symbolic(timeout=30)
 def _(p):
-    """(2 sqrt(qm x))^2 = (1/4)(M_W^2 - 1)(qm)^2 at x = (M_W^2-1) qm / 16, and a/2 - sqrt(a)/2 >= 0 for a >= 1."""
-    a, k = sp.symbols("a k", positive=True)
-    x = a * k / 16
-    r1 = sp.expand((2 * sp.sqrt(k * x)) ** 2 - (sp.sqrt(a) * k / 2) ** 2)
-    s = sp.symbols("s", positive=True)                       # s = sqrt(a) >= 1
-    r2 = sp.factor(s ** 2 / 2 - s / 2)                         # = s (s - 1)/2 >= 0 for s >= 1
-    bad = int(r1 != 0) + int(sp.simplify(r2 - s * (s - 1) / 2) != 0)
+    """(2 sqrt(qm x)) = (1/2) sqrt(M_W^2 - 1) qm at x = (M_W^2-1) qm / 16, and a/2 - sqrt(a)/2 >= 0 for a >= 1."""
+    bad, _ = _lm_failures("corrected")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand/factor", "instances": ["Lemma 3.23"],
                                                       "proved": "2 sqrt(qm x) = sqrt(a) qm/2 <= a qm/2"},
                    message="failed identities")
+
+
+@typo.mutant({"printed_2sqrt_qm_x": "the printed 2 sqrt(qm) x: not (1/2) sqrt(M_W^2 - 1) qm",
+              "x_over_8": "x = (M_W^2 - 1) qm / 8: 2 sqrt(qm x) = sqrt(2a) qm / 2"}, timeout=30)
+def _(p, variant):
+    """The step perturbed, through the same simplification: the difference must not vanish."""
+    bad, r1 = _lm_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"difference": str(r1)},
+                   message=f"term - sqrt(a) qm/2 = {r1} for {variant}")
 
 
 typo.tightness(over=("MW", "qm"), max_examples=20)

@@ -267,18 +267,46 @@ claim.property(over=("eps", "d", "seed"), max_examples=15,
                                                "seed": st.integers(0, 10_000)}))
 
 
-@claim.symbolic(timeout=60)
-def psi_range_symbolic(p):
-    """Series identities to O(alpha^40): e^kappa f_eps(-alpha^2) = cos a + kappa sin(a)/a (main text) and
-    G'(a) = -2a f'_eps(-a^2); the Lemma 4.6 print cos a + kappa sin a differs (E4.1)."""
+#: G_eps(alpha) as printed in the statement (main text l.3025), and misprints (mutants): E4.1's Lemma 4.6 print, and
+#: the prefactor with 1/eps for 1/(2 eps)
+G_FORMS = {"stated": lambda a, e: sp.exp(-1 / (2 * e)) * (sp.cos(a) + sp.sin(a) / (2 * e * a)),
+           "lemma46_printed": lambda a, e: sp.exp(-1 / (2 * e)) * (sp.cos(a) + sp.sin(a) / (2 * e)),
+           "prefactor_1_over_eps": lambda a, e: sp.exp(-1 / e) * (sp.cos(a) + sp.sin(a) / (2 * e * a))}
+
+
+def _psi_range_symbolic(form):
+    """Four routes to 'Psi_eps(R) = [lambda_eps, oo), lambda_eps = min G_eps' for G built by ``form``:
+    (ode) for theta = -eps a^2 - 1/(4 eps) (z = theta/eps + 1/(4 eps^2) = -a^2 < 0), x(t) = e^{-t/(2eps)}(cos at +
+    sin(at)/(2 eps a)) solves eps x'' + x' = theta x, x(0) = 1, x'(0) = 0 (sympy diff), and x(1) = Psi_eps(theta) must
+    equal G(a): the branch z < 0 of Psi_eps(R) is G((0, oo));
+    (series) to O(a^40) the printed power series e^kappa f_eps(-a^2) against e^kappa G(a), and G'(a) = -2a f'(-a^2);
+    (z >= 0) e^kappa f_eps(s^2) = cosh s + kappa sinh(s)/s has positive coefficients, so that branch is
+    [f_eps(0), oo), and f_eps(0) = lim_(a->0) G(a) (the two branches join);
+    (minimum below the join) G(pi) < G(0), so lambda_eps = min G < f_eps(0) and Psi_eps(R) = [min G, oo).
+    Returns (failures, series-coefficient failures, the printed-Lemma-4.6 difference)."""
+    G = G_FORMS[form]
     a, k = sp.symbols("alpha kappa", positive=True)
+    t, e = sp.symbols("t epsilon", positive=True)
+    bad = 0
+    th = -e * a ** 2 - 1 / (4 * e)
+    x = sp.exp(-t / (2 * e)) * (sp.cos(a * t) + sp.sin(a * t) / (2 * e * a))
+    bad += int(sp.simplify(sp.expand((e * sp.diff(x, t, 2) + sp.diff(x, t) - th * x) * sp.exp(t / (2 * e)))) != 0)
+    bad += int(sp.simplify(x.subs(t, 0) - 1) != 0) + int(sp.simplify(sp.diff(x, t).subs(t, 0)) != 0)
+    bad += int(sp.simplify(x.subs(t, 1) - G(a, e)) != 0)
     z = sp.Symbol("z")
     N = 20
     fz = sum((1 / sp.factorial(2 * n) + k / sp.factorial(2 * n + 1)) * z**n for n in range(N + 1))
     lhs = sp.expand(fz.subs(z, -a**2))
-    rhs = sp.series(sp.cos(a) + k * sp.sin(a) / a, a, 0, 2 * N + 2).removeO()
+    rhs = sp.series(sp.expand(G(a, 1 / (2 * k)) * sp.exp(k)), a, 0, 2 * N + 2).removeO()
     d1 = sp.Poly(sp.expand(lhs - rhs), a)
     bad1 = sum(1 for c in d1.coeffs() if sp.simplify(c) != 0)
+    sz = sp.Symbol("s", positive=True)
+    pos = sp.Poly(sp.expand(fz.subs(z, sz ** 2)), sz)
+    bad += sum(1 for c in pos.coeffs() if not c.is_positive)
+    f0 = sp.exp(-1 / (2 * e)) * fz.subs({z: 0, k: 1 / (2 * e)})
+    G0 = sp.limit(G(a, e), a, 0)
+    bad += int(sp.simplify(G0 - f0) != 0)
+    bad += int(not bool(sp.simplify(G(sp.pi, e) - G0).is_negative))
     fpz = sp.diff(fz, z)
     lhs2 = sp.expand(sp.diff(lhs, a))
     rhs2 = sp.expand(-2 * a * fpz.subs(z, -a**2))
@@ -286,12 +314,31 @@ def psi_range_symbolic(p):
     bad2 = sum(1 for c, m in zip(d2.coeffs(), d2.monoms()) if m[0] < 2 * N - 1 and sp.simplify(c) != 0)
     printed = sp.series(sp.cos(a) + k * sp.sin(a), a, 0, 6).removeO()
     printed_diff = sp.expand(printed - sp.series(sp.cos(a) + k * sp.sin(a) / a, a, 0, 6).removeO())
-    return Outcome(residual=bad1 + bad2, tolerance=0, values={
-        "method": "sympy.expand of truncated power series (exact rational coefficients)",
-        "instances": [f"series to alpha^{2 * N}"],
-        "proved": "e^kappa f_eps(-a^2) = cos a + kappa sin(a)/a and G'(a) = -2a f'_eps(-a^2) coefficientwise",
+    return bad + bad1 + bad2, bad1, printed_diff
+
+
+@claim.symbolic(timeout=60)
+def psi_range_symbolic(p):
+    """The printed G_eps is Psi_eps on z < 0 (closed-form solution of (4.7), diff-checked, at t = 1), matches the
+    printed power series to O(alpha^40) with G'(a) = -2a f'_eps(-a^2); the branch z >= 0 is [f_eps(0), oo) with
+    f_eps(0) = G(0+), and G(pi) < G(0): Psi_eps(R) = [min G, oo).  The Lemma 4.6 print differs (E4.1)."""
+    bad, _, printed_diff = _psi_range_symbolic("stated")
+    return Outcome(residual=bad, tolerance=0, values={
+        "method": "sympy diff/simplify of the ODE solution; expand of truncated power series; limit",
+        "instances": ["alpha, eps symbolic; series to alpha^40"],
+        "proved": "Psi_eps(-eps a^2 - 1/(4eps)) = G(a); e^kappa f_eps(-a^2) = cos a + kappa sin(a)/a and G'(a) = "
+                  "-2a f'_eps(-a^2) coefficientwise; f_eps increasing from f_eps(0) = G(0+) on z >= 0; G(pi) < G(0)",
         "printed_lemma46_minus_main_text": str(printed_diff)},
-        message="number of series coefficients that did not cancel")
+        message="number of identities / series coefficients that did not cancel")
+
+
+@claim.mutant({"lemma46_printed": "G = e^{-kappa}(cos a + kappa sin a) (E4.1's print): not Psi_eps on z < 0",
+               "prefactor_1_over_eps": "G = e^{-1/eps}(cos a + sin(a)/(2 eps a)): prefactor misprinted"}, timeout=60)
+def psi_range_mutant(p, variant):
+    """The printed G_eps perturbed, through the same routes: identities must fail."""
+    bad, bad1, _ = _psi_range_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failures": bad, "series_coefficients_failed": bad1},
+                   message=f"{bad} identities / coefficients fail for {variant}")
 
 
 @claim.falsifier("lemma46_printed_G")
@@ -514,12 +561,15 @@ def sol_numeric(p):
 claim_sol.property(over=("eps", "d", "seed", "scale"), max_examples=10)
 
 
-@claim_sol.symbolic(timeout=60)
-def sol_symbolic(p):
-    """x(t) = e^{-t/(2eps)}(cosh st + sinh(st)/(2 eps s)), theta = eps s^2 - 1/(4 eps), solves (4.7) with
-    (1, 0), and its Taylor coefficients in z = s^2 at t = 1 are e^{-kappa}(1/(2n)! + kappa/(2n+1)!)."""
+#: (kappa in the odd coefficients, sign of I/(4 eps^2) in Z = theta/eps + I/(4 eps^2)) of the printed series, and
+#: misprints (mutants)
+SOL_FORMS = {"stated": (lambda e: 1 / (2 * e), 1), "kappa_dropped": (lambda e: 1, 1), "Z_sign_flipped": (lambda e: 1 / (2 * e), -1)}
+
+
+def _sol_symbolic(form):
+    kf, zsign = SOL_FORMS[form]
     t, e, s = sp.symbols("t epsilon s", positive=True)
-    theta = e * s**2 - 1 / (4 * e)
+    theta = e * s**2 - zsign / (4 * e)          # s^2 = z, Z = theta/eps + zsign I/(4 eps^2) as printed
     x = sp.exp(-t / (2 * e)) * (sp.cosh(s * t) + sp.sinh(s * t) / (2 * e * s))
     res = (e * sp.diff(x, t, 2) + sp.diff(x, t) - theta * x).rewrite(sp.exp)
     r1 = sp.simplify(sp.expand(sp.powsimp(sp.expand(res * sp.exp(t / (2 * e))))))
@@ -528,7 +578,7 @@ def sol_symbolic(p):
     # coefficients: x(1) e^{kappa} = sum z^n (1/(2n)! + kappa/(2n+1)!), z = s^2, kappa = 1/(2 eps)
     k = 1 / (2 * e)
     ser = sp.series(sp.cosh(s) + k * sp.sinh(s) / s, s, 0, 24).removeO()
-    target = sum((1 / sp.factorial(2 * n) + k / sp.factorial(2 * n + 1)) * s**(2 * n) for n in range(12))
+    target = sum((1 / sp.factorial(2 * n) + kf(e) / sp.factorial(2 * n + 1)) * s**(2 * n) for n in range(12))
     bad = sum(1 for c in sp.Poly(sp.expand(ser - target), s).coeffs() if sp.simplify(c) != 0)
     # dsolve confirms the closed form is THE solution (uniqueness for the linear IVP)
     y = sp.Function("y")
@@ -536,12 +586,28 @@ def sol_symbolic(p):
     sol = sp.dsolve(e * y(t).diff(t, 2) + y(t).diff(t) - th * y(t), y(t), ics={y(0): 1, y(t).diff(t).subs(t, 0): 0})
     chk = (sol.rhs - x.subs(s, sp.sqrt(th / e + 1 / (4 * e**2)))).subs({e: sp.Rational(3, 10), th: sp.Rational(7, 5), t: 1})
     bad += 0 if abs(sp.N(chk, 30)) < 1e-25 else 1
-    nz = sum(1 for r in (r1, ic0, ic1) if r != 0) + bad
+    return sum(1 for r in (r1, ic0, ic1) if r != 0) + bad
+
+
+@claim_sol.symbolic(timeout=60)
+def sol_symbolic(p):
+    """x(t) = e^{-t/(2eps)}(cosh st + sinh(st)/(2 eps s)), theta = eps s^2 - 1/(4 eps), solves (4.7) with
+    (1, 0), and its Taylor coefficients in z = s^2 at t = 1 are e^{-kappa}(1/(2n)! + kappa/(2n+1)!)."""
+    nz = _sol_symbolic("stated")
     return Outcome(residual=nz, tolerance=0, values={
         "method": "sympy rewrite(exp)+expand+simplify; series coefficients; dsolve at eps=3/10, theta=7/5",
         "instances": ["symbolic eps, s (theta = eps s^2 - 1/(4eps))", "dsolve: eps=3/10, theta=7/5"],
         "proved": "ODE residual 0, x(0)=1, x'(0)=0, coefficients match the printed series"},
         message="nonzero residuals / mismatched coefficients")
+
+
+@claim_sol.mutant({"kappa_dropped": "the series with 1/(2n+1)! instead of 1/(2 eps (2n+1)!)",
+                   "Z_sign_flipped": "Z = theta/eps - I/(4 eps^2): the closed form no longer solves (4.7)"}, timeout=60)
+def sol_mutant(p, variant):
+    """The printed series perturbed, through the same ODE and coefficient checks: some must fail."""
+    nz = _sol_symbolic(variant)
+    return Outcome(residual=nz, tolerance=0, values={"failures": nz},
+                   message=f"{nz} residuals / coefficients fail for {variant}")
 
 
 @claim_sol.falsifier("kappa_replaced_by_1", search=("eps", "seed"))

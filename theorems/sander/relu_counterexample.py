@@ -135,20 +135,60 @@ def _(p):
         message="2 log C - max_k |w_{k+1} - w_k| (the ReLU conclusion needs <= 0)")
 
 
+#: (the depth-scaled flow's prefactor of (C - Pi) prod_{j != k}, as a function of x; w*(L, C)): corrected, and
+#: misprints (mutants: the printed 2x of (3.56), E14; w* without its factor 2)
+RELU_FORMS = {"corrected": (lambda x: 2 * x ** 2, lambda L, C: 2 * L * (C ** (1 / L) - 1)),
+              "printed_flow_2x": (lambda x: 2 * x, lambda L, C: 2 * L * (C ** (1 / L) - 1)),
+              "w_star_factor_2_dropped": (lambda x: 2 * x ** 2, lambda L, C: L * (C ** (1 / L) - 1))}
+
+
+def _relu_failures(form):
+    """(flow) L = 2: x > 0, odd layers w = -1/(2L) (ReLU(w h) = 0 for h > 0), even layers on the positive branch,
+    h_{2L} = x prod (1 + w_{2j}/(2L)); -2L d/dw_{2k} (C x - h_{2L})^2 by sympy.diff against the form's flow;
+    (limit) w* solves (1 + w*/(2L))^L = C (powsimp); (bound) w* - 2 log C = 2L g(log(C)/L), g(u) = e^u - 1 - u with
+    g(0) = 0 and g' >= 0 on u >= 0 (inequality solver), so w* >= 2 log C.  Returns the failures."""
+    pref, wsf = RELU_FORMS[form]
+    x, C = sp.symbols("x C", positive=True)
+    Lh = 2
+    w = sp.symbols(f"w0:{Lh}")
+    h = x
+    for k in range(Lh):                               # layer pairs: odd (frozen, ReLU = 0), then even
+        h = h + 0 + w[k] * h / (2 * Lh)
+    Pi = sp.Mul(*[(1 + wk / (2 * Lh)) for wk in w])
+    bad = int(sp.expand(h - x * Pi) != 0)
+    for k in range(Lh):
+        flow = -2 * Lh * sp.diff((C * x - h) ** 2, w[k])
+        rest = sp.Mul(*[(1 + w[j] / (2 * Lh)) for j in range(Lh) if j != k])
+        bad += int(sp.expand(flow - pref(x) * (C - Pi) * rest) != 0)
+    L = sp.Symbol("L", positive=True)
+    ws = wsf(L, C)
+    bad += int(sp.simplify(sp.powsimp((1 + ws / (2 * L)) ** L, force=True) - C) != 0)
+    u = sp.log(C) / L
+    bad += int(sp.simplify(sp.expand(ws - 2 * sp.log(C) - 2 * L * (sp.exp(u) - 1 - u))) != 0)
+    uu = sp.symbols("u", real=True)
+    g = sp.exp(uu) - 1 - uu
+    decreasing = sp.solve_univariate_inequality(sp.diff(g, uu) < 0, uu, relational=False).intersect(
+        sp.Interval(0, sp.oo))
+    bad += int(g.subs(uu, 0) != 0) + int(decreasing != sp.S.EmptySet)
+    return bad
+
+
 @relu.symbolic(timeout=30)
 def _(p):
-    """w* = 2L(C^{1/L} - 1) solves (1 + w*/2L)^L = C; w* - 2 log C = 2L(e^u - 1 - u) with u = log(C)/L >= 0."""
-    L, C = sp.symbols("L C", positive=True)
-    ws = 2 * L * (C ** (1 / L) - 1)
-    r1 = sp.simplify(sp.powsimp((1 + ws / (2 * L)) ** L, force=True) - C)
-    u = sp.log(C) / L
-    r2 = sp.simplify(sp.expand(ws - 2 * sp.log(C) - 2 * L * (sp.exp(u) - 1 - u)))
-    uu = sp.symbols("u", nonnegative=True)
-    g = sp.exp(uu) - 1 - uu                          # g(0) = 0, g' = e^u - 1 >= 0
-    r3 = [g.subs(uu, 0), sp.simplify(sp.diff(g, uu) - (sp.exp(uu) - 1))]
-    bad = int(r1 != 0) + int(r2 != 0) + sum(int(v != 0) for v in r3)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy", "instances": ["symbolic L, C"],
-                   "proved": "(3.56) and w* >= 2 log C"}, message="failed identities")
+    """The depth-scaled flow of the even layers is 2x^2 (C - Pi) prod_{j != k} (sympy.diff, L = 2); w* = 2L(C^{1/L} - 1)
+    solves (1 + w*/2L)^L = C; w* - 2 log C = 2L(e^u - 1 - u) >= 0 with u = log(C)/L >= 0."""
+    bad = _relu_failures("corrected")
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy", "instances": ["L = 2 for the flow; symbolic L, C"],
+                   "proved": "corrected (3.56) flow, (1 + w*/2L)^L = C and w* >= 2 log C"}, message="failed identities")
+
+
+@relu.mutant({"printed_flow_2x": "(3.56) as printed, 2x(C - Pi) prod_{j != k} (E14): not the gradient flow",
+              "w_star_factor_2_dropped": "w* = L(C^{1/L} - 1): does not solve (1 + w*/2L)^L = C"}, timeout=30)
+def _(p, variant):
+    """The flow or the limit perturbed, through the same derivation: some identity must fail."""
+    bad = _relu_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities fail for {variant}")
 
 
 @relu.reproduction(name="catalogue_table")

@@ -836,11 +836,13 @@ claim.property(over=("eps", "d", "seed", "kind"), max_examples=15,
 
 # ---------------------------------------------------------------------------
 # symbolic: the realification mechanism of the sufficiency proof (and E4.3's fix)
-@claim.symbolic(timeout=60)
-def symbolic(p):
-    """For a real power series p (degree 10, symbolic coefficients), p(uI + vJ) = Re p(u+iv) I + Im p(u+iv) J
-    (so f_eps of a rotation block realises f_eps(z)); with E4.3's explicit P = [[1, i], [1, -i]],
-    P^{-1} diag(z, conj z) P is real and P^{-1} lambda I P = lambda I."""
+#: (sign of Im p in the realisation of p(uI + vJ), the pair of eigenvalues realised by P): as used by the proof,
+#: and misprints (mutants; 'unpaired' drops 'even multiplicity': one real eigenvalue from a conjugate pair)
+REALISATION_FORMS = {"stated": (1, "paired"), "imaginary_sign": (-1, "paired"), "unpaired": (1, "unpaired")}
+
+
+def _realisation_failures(form):
+    sign, pairing = REALISATION_FORMS[form]
     u, v = sp.symbols("u v", real=True)
     a = sp.symbols("a0:11", real=True)
     J = sp.Matrix([[0, -1], [1, 0]])
@@ -856,18 +858,40 @@ def symbolic(p):
         zn = sp.expand(zn * (u + sp.I * v))
     pz = sp.expand(pz)
     re, im = sp.re(pz), sp.im(pz)
-    diff = pX - (re * sp.eye(2) + im * J)
+    diff = pX - (re * sp.eye(2) + sign * im * J)
     n1 = sum(1 for e in diff if sp.expand(e) != 0)
     P = sp.Matrix([[1, sp.I], [1, -sp.I]])
     M = P.inv() * sp.diag(u + sp.I * v, u - sp.I * v) * P
     n2 = sum(1 for e in M if sp.expand(sp.im(sp.expand(e))) != 0)
-    lam = sp.Symbol("lam", real=True)
-    n3 = sum(1 for e in (P.inv() * sp.diag(lam, lam) * P - lam * sp.eye(2)) if sp.expand(e) != 0)
-    return Outcome(residual=n1 + n2 + n3, tolerance=0, values={
+    lam, mu = sp.symbols("lam mu", real=True)
+    other = lam if pairing == "paired" else mu     # a real f(z) below lambda_eps comes with f(conj z) = f(z)
+    Ml = P.inv() * sp.diag(lam, other) * P
+    n3 = sum(1 for e in (Ml - lam * sp.eye(2)) if sp.expand(e) != 0)
+    n3 += sum(1 for e in Ml if sp.expand(sp.im(sp.expand(e))) != 0)
+    return n1 + n2 + n3, M
+
+
+@claim.symbolic(timeout=60)
+def symbolic(p):
+    """For a real power series p (degree 10, symbolic coefficients), p(uI + vJ) = Re p(u+iv) I + Im p(u+iv) J
+    (so f_eps of a rotation block realises f_eps(z)); with E4.3's explicit P = [[1, i], [1, -i]],
+    P^{-1} diag(z, conj z) P is real and P^{-1} lambda I P = lambda I (real, a paired eigenvalue)."""
+    bad, M = _realisation_failures("stated")
+    return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.expand", "instances": ["p of degree 10, X = uI + vJ", "P = [[1, i], [1, -i]]"],
         "realified": str(sp.simplify(M)),
         "proved": "p(uI+vJ) = Re p(z) I + Im p(z) J; P^{-1} diag(z, conj z) P real; P^{-1} (lam I) P = lam I"},
         message="entries that did not expand to zero / non-real entries")
+
+
+@claim.mutant({"imaginary_sign": "p(uI + vJ) = Re p(z) I - Im p(z) J (rotation read clockwise)",
+               "unpaired": "even multiplicity dropped: P^{-1} diag(lam, mu) P, lam != mu real, is neither lam I nor real"},
+              timeout=60)
+def mutant(p, variant):
+    """The realisation perturbed, through the same expansions: entries must fail."""
+    bad, _ = _realisation_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_entries": bad},
+                   message=f"{bad} entries fail for {variant}")
 
 
 # ---------------------------------------------------------------------------
@@ -1110,10 +1134,13 @@ def jordan_numeric(p):
 jordan.property(over=("eps", "seed"), max_examples=6)
 
 
-@jordan.symbolic(timeout=60)
-def jordan_symbolic(p):
-    """p(J_3(z)) = [[p, p', p''/2], [0, p, p'], [0, 0, p]] for a power series p of degree 10 (symbolic
-    coefficients); with p'(x) = 0: p(J_2(x)) = p(x) I and p(J_3(x)) - p(x) I = p''(x)/2 N^2 (type (2,1))."""
+#: (divisor of p'' in the corner of p(J_3), power of the nilpotent N in p(J_3) - p I at a critical point): as in the
+#: proof, and misprints (mutants)
+JORDAN_FORMS = {"stated": (2, 2), "second_derivative_undivided": (1, 2), "nilpotent_not_squared": (2, 1)}
+
+
+def _jordan_failures(form):
+    div, npow = JORDAN_FORMS[form]
     z = sp.Symbol("z")
     a = sp.symbols("a0:11")
     p = sum(a[n] * z**n for n in range(11))
@@ -1123,13 +1150,13 @@ def jordan_symbolic(p):
     for n in range(11):
         P += a[n] * Jn
         Jn = Jn * J3
-    d1, d2 = sp.diff(p, z), sp.diff(p, z, 2) / 2
+    d1, d2 = sp.diff(p, z), sp.diff(p, z, 2) / div
     want = sp.Matrix([[p, d1, d2], [0, p, d1], [0, 0, p]])
     n1 = sum(1 for e in (P - want) if sp.expand(e) != 0)
     # impose p'(x) = 0 by solving for a1
     a1 = sp.solve(sp.Eq(d1, 0), a[1])[0]
     P0 = (P - p * sp.eye(3)).subs(a[1], a1)
-    N2 = sp.Matrix([[0, 0, 1], [0, 0, 0], [0, 0, 0]])
+    N2 = sp.Matrix([[0, 1, 0], [0, 0, 1], [0, 0, 0]]) ** npow
     n2 = sum(1 for e in (P0 - d2.subs(a[1], a1) * N2) if sp.expand(e) != 0)
     J2 = sp.Matrix([[z, 1], [0, z]])
     P2 = sp.zeros(2, 2)
@@ -1138,10 +1165,28 @@ def jordan_symbolic(p):
         P2 += a[n] * Jn
         Jn = Jn * J2
     n3 = sum(1 for e in (P2 - p * sp.eye(2)).subs(a[1], a1) if sp.expand(e) != 0)
-    return Outcome(residual=n1 + n2 + n3, tolerance=0, values={
+    return n1 + n2 + n3
+
+
+@jordan.symbolic(timeout=60)
+def jordan_symbolic(p):
+    """p(J_3(z)) = [[p, p', p''/2], [0, p, p'], [0, 0, p]] for a power series p of degree 10 (symbolic
+    coefficients); with p'(x) = 0: p(J_2(x)) = p(x) I and p(J_3(x)) - p(x) I = p''(x)/2 N^2 (type (2,1))."""
+    bad = _jordan_failures("stated")
+    return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.expand", "instances": ["degree-10 power series, J_2(z), J_3(z)"],
         "proved": "f(J_3) has the f, f', f''/2 pattern; at a critical point J_2 -> lambda I, J_3 -> type (2,1)"},
         message="entries that did not expand to zero")
+
+
+@jordan.mutant({"second_derivative_undivided": "corner entry p'' instead of p''/2",
+                "nilpotent_not_squared": "at a critical point p(J_3) - p I = p''/2 N (a J_3 again, not type (2,1))"},
+               timeout=60)
+def jordan_mutant(p, variant):
+    """The Jordan-block pattern perturbed, through the same expansions: entries must differ."""
+    bad = _jordan_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"differing_entries": bad},
+                   message=f"{bad} entries differ for {variant}")
 
 
 @jordan.falsifier("necessity_as_characterisation", search=("seed",))
@@ -1272,21 +1317,45 @@ def _prop415_parts(p):
 prop415.property(over=("lam",), max_examples=15)
 
 
+#: the matrix A(lambda) of Prop 4.15 as printed (lambda > 0, lambda != 1), and misprints (mutants)
+PROP415_FORMS = {"stated": lambda lam: sp.diag(-1, -lam), "lambda_is_one": lambda lam: sp.diag(-1, -1),
+                 "signs_flipped": lambda lam: sp.diag(1, lam)}
+
+
+def _prop415_solve(form):
+    """sympy.solve M^2 = A over M = [[a, b], [c, e]]; a solution is real when its values are real for real free
+    parameters.  Returns (real solutions + [no solution at all] + [det A not > 0], solutions)."""
+    a, b, c, e = sp.symbols("a b c e")
+    lam = sp.Symbol("lam", positive=True)
+    A = PROP415_FORMS[form](lam)
+    M = sp.Matrix([[a, b], [c, e]])
+    sol = sp.solve(list(M * M - A), [a, b, c, e], dict=True)
+
+    def real(v):
+        return sp.im(v.subs({x: sp.Symbol(x.name, real=True) for x in v.free_symbols if x != lam})) == 0
+    real_solutions = sum(1 for s_ in sol if all(real(v) for v in s_.values()))
+    return real_solutions + (0 if sol else 1) + int(not A.det().is_positive), sol
+
+
 @prop415.symbolic(timeout=60)
 def prop415_symbolic(p):
     """sympy.solve M^2 = diag(-1, -lambda) over M = [[a, b], [c, e]] (lambda > 0 symbolic): every solution has
-    a = +-i (none real); at lambda = 1 a real family a = -e, b = -(e^2 + 1)/c appears."""
-    a, b, c, e = sp.symbols("a b c e")
-    lam = sp.Symbol("lam", positive=True)
-    M = sp.Matrix([[a, b], [c, e]])
-    eqs = list(M * M - sp.diag(-1, -lam))
-    sol = sp.solve(eqs, [a, b, c, e], dict=True)
-    real_solutions = sum(1 for s in sol if all(sp.im(v) == 0 for v in s.values()))
-    sol1 = sp.solve([q.subs(lam, 1) for q in eqs], [a, b, c, e], dict=True)
-    return Outcome(residual=real_solutions + (0 if sol else 1), tolerance=0, values={
+    a = +-i (none real), det A = lambda > 0; at lambda = 1 a real family a = -e, b = -(e^2 + 1)/c appears."""
+    bad, sol = _prop415_solve("stated")
+    _, sol1 = _prop415_solve("lambda_is_one")
+    return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.solve", "solutions": [str(s) for s in sol], "solutions_at_lambda_1": [str(s) for s in sol1],
         "proved": "M^2 = diag(-1, -lambda) has no real solution for generic lambda > 0"},
         message="number of real solutions")
+
+
+@prop415.mutant({"lambda_is_one": "A = diag(-1, -1) (the hypothesis lambda != 1 dropped): M = J solves M^2 = A",
+                 "signs_flipped": "A = diag(1, lambda): M = diag(1, sqrt(lambda)) is a real square root"}, timeout=60)
+def prop415_mutant(p, variant):
+    """The matrix perturbed, through the same sympy.solve: a real square root must appear."""
+    bad, sol = _prop415_solve(variant)
+    return Outcome(residual=bad, tolerance=0, values={"solutions": [str(s_) for s_ in sol]},
+                   message=f"{bad} real square roots of the mutated A ({variant})")
 
 
 @prop415.falsifier("lambda_one", fixed={"lam": 1.0})

@@ -247,17 +247,23 @@ def _(p):
 revnet.property(over=("d", "seed"), max_examples=20)
 
 
-@revnet.symbolic(timeout=60)
-def _(p):
-    """d = 1, 2 with symbolic blocks: det J = 1, det(J - I) = (-1)^d det A det B, det(lambda I - J) =
-    det((lambda-1)^2 I - lambda BA) = lambda^d chi_BA((lambda-1)^2/lambda), i.e. prod (lambda^2-(2+mu)lambda+1)."""
+#: J(A, B) as printed in Prop 4.1, and its nearest misprints (mutants): the same identities must fail for them
+J_FORMS = {
+    "stated": lambda I, A, B: sp.BlockMatrix([[I, A], [B, I + B * A]]).as_explicit(),
+    "AB_for_BA": lambda I, A, B: sp.BlockMatrix([[I, A], [B, I + A * B]]).as_explicit(),
+    "sign_flipped": lambda I, A, B: sp.BlockMatrix([[I, A], [B, I - B * A]]).as_explicit(),
+}
+
+
+def _revnet_identities(form):
+    """Number of the identities of the symbolic check that do not expand to 0 for J built by ``form``."""
     lam = sp.Symbol("lambda")
     bad = 0
     for d in (1, 2):
         A = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"a{i}{j}"))
         B = sp.Matrix(d, d, lambda i, j: sp.Symbol(f"b{i}{j}"))
         I = sp.eye(d)
-        J = sp.BlockMatrix([[I, A], [B, I + B * A]]).as_explicit()
+        J = J_FORMS[form](I, A, B)
         bad += sp.expand(J.det(method="berkowitz") - 1) != 0
         bad += sp.expand((J - sp.eye(2 * d)).det(method="berkowitz") - (-1) ** d * A.det() * B.det()) != 0
         chiJ = (lam * sp.eye(2 * d) - J).det(method="berkowitz")
@@ -272,12 +278,29 @@ def _(p):
     bad += sp.expand(r1 * r2 - 1) != 0          # product of the roots is 1
     bad += sp.expand(q.subs(lam, 1) + mu) != 0  # lambda = 1 is a root iff mu = 0
     bad += sp.expand(sp.expand((lam - 1) ** 2 - lam * mu) - q) != 0
-    return Outcome(residual=int(bad), tolerance=0, values={
+    return int(bad)
+
+
+@revnet.symbolic(timeout=60)
+def _(p):
+    """d = 1, 2 with symbolic blocks: det J = 1, det(J - I) = (-1)^d det A det B, det(lambda I - J) =
+    det((lambda-1)^2 I - lambda BA) = lambda^d chi_BA((lambda-1)^2/lambda), i.e. prod (lambda^2-(2+mu)lambda+1)."""
+    bad = _revnet_identities("stated")
+    return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy det (berkowitz) + expand", "instances": ["d=1", "d=2 (8 free entries)"],
         "proved": "det J = 1; det(J-I) = (-1)^d det A det B; chi_J(lambda) = det((lambda-1)^2 I - lambda BA) "
                   "= lambda^d chi_BA((lambda-1)^2/lambda) = prod_mu (lambda^2-(2+mu)lambda+1); roots multiply "
                   "to 1; lambda=1 iff mu=0"},
         message="number of identities that did not expand to zero")
+
+
+@revnet.mutant({"AB_for_BA": "J = [[I, A], [B, I + AB]] (product in the wrong order): det J != 1 for d = 2",
+                "sign_flipped": "J = [[I, A], [B, I - BA]] (sign of BA flipped): det J != 1"}, timeout=60)
+def _(p, variant):
+    """The printed Jacobian perturbed, through the same identities: some must fail to expand to zero."""
+    bad = _revnet_identities(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities of the symbolic check fail for the mutated J ({variant})")
 
 
 @revnet.falsifier("A_zero", fixed={"d": 3}, search=("seed",))
@@ -415,18 +438,43 @@ def _(p):
 stab.property(over=("d", "seed"), max_examples=15)
 
 
+def _stab_identities(form):
+    """From J(A, B) built by ``form`` (J_FORMS): det J - 1 for symbolic 2x2 blocks (det D Psi = 1, so the product
+    of the |lambda| is 1 and rho(J) >= 1); for d = 1 the characteristic polynomial of J itself, its discriminant
+    against mu (mu + 4), mu = ab (< 0 on (-4, 0): a conjugate pair), and the product of its two roots against 1
+    (|lambda|^2 = lambda conj(lambda) = 1 in that elliptic case).  Returns the identities that failed."""
+    A = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"a{i}{j}"))
+    B = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"b{i}{j}"))
+    bad = int(sp.expand(J_FORMS[form](sp.eye(2), A, B).det(method="berkowitz") - 1) != 0)
+    a, b, lam = sp.symbols("a b lambda", real=True)
+    J1 = J_FORMS[form](sp.eye(1), sp.Matrix([[a]]), sp.Matrix([[b]]))
+    chi = sp.expand((lam * sp.eye(2) - J1).det())
+    mu = a * b
+    bad += int(sp.expand(sp.discriminant(chi, lam) - mu * (mu + 4)) != 0)
+    r1, r2 = sp.solve(chi, lam)
+    bad += int(sp.expand(r1 * r2 - 1) != 0)
+    return bad
+
+
 @stab.symbolic(timeout=30)
 def _(p):
-    """Elliptic case: for -4 < mu < 0 the roots of lambda^2-(2+mu)lambda+1 are conjugate with |lambda|^2 = 1."""
-    mu = sp.Symbol("mu", real=True)
-    disc = sp.expand((2 + mu) ** 2 - 4)            # = mu (mu + 4) < 0 on (-4, 0)
-    re = (2 + mu) / 2
-    im2 = -disc / 4
-    bad = int(sp.expand(disc - mu * (mu + 4)) != 0) + int(sp.expand(re ** 2 + im2 - 1) != 0)
+    """det J(A, B) = 1 (2x2 blocks), so rho(J) >= 1; d = 1: chi_J has discriminant mu(mu+4) (< 0 on -4 < mu < 0)
+    and roots multiplying to 1, so in the elliptic case both have |lambda| = 1 (Lyapunov, not asymptotic)."""
+    bad = _stab_identities("stated")
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand", "instances": ["mu real symbol"],
-        "proved": "discriminant = mu(mu+4) < 0 on (-4,0) and |lambda|^2 = ((2+mu)/2)^2 - disc/4 = 1"},
+        "method": "sympy berkowitz det, discriminant and solve of chi_J, expand",
+        "instances": ["d=2 (8 free entries)", "d=1 (a, b real)"],
+        "proved": "det J = 1; d=1: disc chi_J = mu(mu+4) < 0 on (-4,0) and the roots multiply to 1, so |lambda| = 1"},
         message="identities that did not expand to zero")
+
+
+@stab.mutant({"sign_flipped": "J = [[I, A], [B, I - BA]]: det J = 1 - 2ab (d = 1), no longer volume preserving",
+              "AB_for_BA": "J = [[I, A], [B, I + AB]]: det J != 1 for non-commuting 2x2 blocks"}, timeout=30)
+def _(p, variant):
+    """The printed Jacobian perturbed, through the same identities: some must fail."""
+    bad = _stab_identities(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities fail for the mutated J ({variant})")
 
 
 @stab.falsifier("stated")
@@ -570,19 +618,39 @@ def _(p):
 cont.property(over=("d", "seed"), max_examples=20)
 
 
-@cont.symbolic(timeout=30)
-def _(p):
-    """d = 2 symbolic blocks: det(nu I - K) = det(nu^2 I - BA), and tr K = 0."""
+#: the printed spectrum Sp K = +-sqrt(Sp AB) as a characteristic polynomial in nu, and a misprint (mutant)
+CONT_FORMS = {
+    "stated": lambda nu, A, B: (nu ** 2 * sp.eye(2) - B * A).det(),
+    "square_root_dropped": lambda nu, A, B: ((nu * sp.eye(2) - B * A) * (nu * sp.eye(2) + B * A)).det(),
+}
+
+
+def _cont_identities(form):
     nu = sp.Symbol("nu")
     A = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"a{i}{j}"))
     B = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"b{i}{j}"))
     K = sp.BlockMatrix([[sp.zeros(2), A], [B, sp.zeros(2)]]).as_explicit()
-    bad = int(sp.expand((nu * sp.eye(4) - K).det(method="berkowitz") - (nu ** 2 * sp.eye(2) - B * A).det()) != 0)
-    bad += int(K.trace() != 0)
+    bad = int(sp.expand((nu * sp.eye(4) - K).det(method="berkowitz") - CONT_FORMS[form](nu, A, B)) != 0)
+    return bad + int(K.trace() != 0)
+
+
+@cont.symbolic(timeout=30)
+def _(p):
+    """d = 2 symbolic blocks: det(nu I - K) = det(nu^2 I - BA), and tr K = 0."""
+    bad = _cont_identities("stated")
     return Outcome(residual=bad, tolerance=0, values={"method": "sympy berkowitz det + expand",
                                                       "instances": ["d=2"],
                                                       "proved": "chi_K(nu) = chi_BA(nu^2); tr K = 0"},
                    message="identities that did not expand to zero")
+
+
+@cont.mutant({"square_root_dropped": "Sp K = +-Sp(AB) (square root dropped): chi_K(nu) != chi_BA(nu) chi_BA(-nu)"},
+             timeout=30)
+def _(p, variant):
+    """The printed spectrum perturbed, through the same determinant identity: it must not expand to zero."""
+    bad = _cont_identities(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities fail for the mutated spectrum ({variant})")
 
 
 @cont.falsifier("damped", search=("seed",), fixed={"d": 2})
@@ -654,22 +722,44 @@ def _(p):
                                "non_injective": "phi_pi(x0) = 0 for every x0", "plot": plot})
 
 
-@nonhomeo.symbolic(timeout=30)
-def _(p):
-    """x = x0 e^{-t/2} cos(t/2): x'' + x' + x/2 = 0, x(0) = x0, x'(0) = -x0/2, x(pi) = 0."""
+#: (phi_t(x0), c, v0/x0) of the printed example 'phi_t solves x'' + x' = -c x, x'(0) = v0', and misprints (mutants)
+NONHOMEO_FORMS = {
+    "stated": lambda t, x0: (x0 * sp.exp(-t / 2) * sp.cos(t / 2), sp.Rational(1, 2), -sp.Rational(1, 2)),
+    "coefficient_1": lambda t, x0: (x0 * sp.exp(-t / 2) * sp.cos(t / 2), 1, -sp.Rational(1, 2)),
+    "decay_rate_1": lambda t, x0: (x0 * sp.exp(-t) * sp.cos(t / 2), sp.Rational(1, 2), -sp.Rational(1, 2)),
+}
+
+
+def _nonhomeo_identities(form):
     t, x0 = sp.symbols("t x0", real=True)
-    x = x0 * sp.exp(-t / 2) * sp.cos(t / 2)
-    res = [sp.simplify(sp.diff(x, t, 2) + sp.diff(x, t) + x / 2), x.subs(t, 0) - x0,
-           sp.diff(x, t).subs(t, 0) + x0 / 2, x.subs(t, sp.pi)]
+    x, c, v = NONHOMEO_FORMS[form](t, x0)
+    res = [sp.simplify(sp.diff(x, t, 2) + sp.diff(x, t) + c * x), x.subs(t, 0) - x0,
+           sp.diff(x, t).subs(t, 0) - v * x0, x.subs(t, sp.pi)]
     g = sp.exp(-t / 2) * (sp.cos(t / 2) + sp.sin(t / 2))      # v0 = 0 solution factor
     res += [sp.simplify(sp.diff(g, t, 2) + sp.diff(g, t) + g / 2), sp.diff(g, t).subs(t, 0),
             g.subs(t, 3 * sp.pi / 2)]
-    bad = sum(1 for r in res if sp.simplify(r) != 0)
+    return sum(1 for r in res if sp.simplify(r) != 0)
+
+
+@nonhomeo.symbolic(timeout=30)
+def _(p):
+    """x = x0 e^{-t/2} cos(t/2): x'' + x' + x/2 = 0, x(0) = x0, x'(0) = -x0/2, x(pi) = 0."""
+    bad = _nonhomeo_identities("stated")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.simplify of small closed forms", "instances": ["x0 symbolic"],
         "proved": "ODE residual 0, initial data, x(pi) = 0; with v0 = 0, x = x0 e^{-t/2}(cos + sin)(t/2) meets 0 at "
                   "t = 3pi/2 (catalogue X4.1(d) wrong)"},
         message="expressions that did not simplify to zero")
+
+
+@nonhomeo.mutant({"coefficient_1": "x'' + x' = -x (the 1/2 dropped): x0 e^{-t/2} cos(t/2) no longer solves it",
+                  "decay_rate_1": "phi_t(x0) = x0 e^{-t} cos(t/2) (exponent -t): not a solution, x'(0) != -x0/2"},
+                 timeout=30)
+def _(p, variant):
+    """The printed example perturbed, through the same simplifications: some residual must stay nonzero."""
+    bad = _nonhomeo_identities(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} expressions did not simplify to zero for the mutated example ({variant})")
 
 
 @nonhomeo.falsifier("zero_velocity_meets_at_pi")
@@ -762,19 +852,39 @@ def _(p):
 nonuni.property(over=("seed", "eps", "x0"), max_examples=12)
 
 
-@nonuni.symbolic(timeout=30)
-def _(p):
-    """Energy: with F' = f and eps x'' + x' = f(x), d/dt (eps x'^2/2 - F(x)) = -x'^2 (the proof's dE_m/dt)."""
+#: the proof's energy E_m(x, x') (F' = f) as printed, and misprints (mutants)
+ENERGIES = {"stated": lambda eps, v, Fx: eps * v ** 2 / 2 - Fx,
+            "half_dropped": lambda eps, v, Fx: eps * v ** 2 - Fx,
+            "sign_flipped": lambda eps, v, Fx: eps * v ** 2 / 2 + Fx}
+
+
+def _energy_rate(form):
+    """d/dt E + x'^2 along eps x'' + x' = f(x), expanded (0 iff the energy dissipates at rate x'^2)."""
     t, eps = sp.symbols("t epsilon", positive=True)
     x = sp.Function("x")(t)
     F, f = sp.Function("F"), sp.Function("f")
-    dE = sp.diff(eps * sp.diff(x, t) ** 2 / 2 - F(x), t).subs(sp.Derivative(F(x), x), f(x))   # F' = f
+    dE = sp.diff(ENERGIES[form](eps, sp.diff(x, t), F(x)), t).subs(sp.Derivative(F(x), x), f(x))   # F' = f
     expr = dE.subs(sp.diff(x, t, 2), (f(x) - sp.diff(x, t)) / eps) + sp.diff(x, t) ** 2        # the ODE
-    bad = int(sp.expand(expr) != 0)
+    return int(sp.expand(expr) != 0)
+
+
+@nonuni.symbolic(timeout=30)
+def _(p):
+    """Energy: with F' = f and eps x'' + x' = f(x), d/dt (eps x'^2/2 - F(x)) = -x'^2 (the proof's dE_m/dt)."""
+    bad = _energy_rate("stated")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy substitution of x'' and simplify", "instances": ["x(t), F generic"],
         "proved": "d/dt(eps x'^2/2 - F(x)) = -x'^2 along eps x'' + x' = F'(x)"},
         message="identities that did not simplify to zero")
+
+
+@nonuni.mutant({"half_dropped": "E = eps x'^2 - F(x) (factor 1/2 dropped): dE/dt != -x'^2",
+                "sign_flipped": "E = eps x'^2/2 + F(x) (sign of F flipped): dE/dt != -x'^2"}, timeout=30)
+def _(p, variant):
+    """The energy perturbed, through the same substitution: d/dt E + x'^2 must not expand to zero."""
+    bad = _energy_rate(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"d/dt E + x'^2 does not expand to zero for the mutated energy ({variant})")
 
 
 @nonuni.falsifier("free_v0")
@@ -891,21 +1001,42 @@ def _(p):
 lin.property(over=("lam",), max_examples=15)
 
 
-@lin.symbolic(timeout=30)
-def _(p):
-    """x = x0 e^{-t/(2eps)}(cos pi t + sin(pi t)/(2 pi eps)) solves (4.14), x'(0) = 0, x(1) = -x0 e^{-1/(2eps)}."""
+#: (4.14) as printed: (the slope k of f(x) = k x, the time-1 value x(1)/x0), and misprints (mutants)
+LIN_FORMS = {"stated": lambda eps: (-sp.pi ** 2 - 1 / (4 * eps ** 2), -sp.exp(-1 / (2 * eps))),
+             "eps_term_sign": lambda eps: (-sp.pi ** 2 + 1 / (4 * eps ** 2), -sp.exp(-1 / (2 * eps))),
+             "time1_exponent": lambda eps: (-sp.pi ** 2 - 1 / (4 * eps ** 2), -sp.exp(-1 / eps))}
+
+
+def _lin_identities(form):
     t, x0, eps = sp.symbols("t x0 epsilon", positive=True)
+    k, x1 = LIN_FORMS[form](eps)
     x = x0 * sp.exp(-t / (2 * eps)) * (sp.cos(sp.pi * t) + sp.sin(sp.pi * t) / (2 * sp.pi * eps))
-    res = [sp.diff(x, t, 2) + sp.diff(x, t) / eps - (-sp.pi ** 2 - 1 / (4 * eps ** 2)) * x,
-           x.subs(t, 0) - x0, sp.diff(x, t).subs(t, 0), x.subs(t, 1) + x0 * sp.exp(-1 / (2 * eps))]
+    res = [sp.diff(x, t, 2) + sp.diff(x, t) / eps - k * x,
+           x.subs(t, 0) - x0, sp.diff(x, t).subs(t, 0), x.subs(t, 1) - x0 * x1]
     bad = sum(1 for r in res if sp.simplify(sp.expand(r)) != 0)
     lam = sp.Symbol("lambda", negative=True)
     e = -1 / (2 * sp.log(-lam))
-    bad += int(sp.simplify(-sp.exp(-1 / (2 * e)) - lam) != 0)
+    return bad + int(sp.simplify(x1.subs(eps, e) - lam) != 0)
+
+
+@lin.symbolic(timeout=30)
+def _(p):
+    """x = x0 e^{-t/(2eps)}(cos pi t + sin(pi t)/(2 pi eps)) solves (4.14), x'(0) = 0, x(1) = -x0 e^{-1/(2eps)}."""
+    bad = _lin_identities("stated")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.simplify", "instances": ["x0, eps symbolic"],
         "proved": "(4.14) solution, x'(0) = 0, x(1) = -x0 e^{-1/(2eps)}; eps = -1/(2 ln(-lambda)) gives lambda"},
         message="expressions that did not simplify to zero")
+
+
+@lin.mutant({"eps_term_sign": "f(x) = (-pi^2 + 1/(4 eps^2)) x (sign of the eps term flipped): x is no solution",
+             "time1_exponent": "x(1) = -x0 e^{-1/eps} (the 2 dropped): wrong time-1 value, eps(lambda) misses lambda"},
+            timeout=30)
+def _(p, variant):
+    """(4.14) perturbed, through the same simplifications: some residual must stay nonzero."""
+    bad = _lin_identities(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} expressions did not simplify to zero for the mutated (4.14) ({variant})")
 
 
 @lin.falsifier("fixed_eps", search=("lam",))
@@ -1122,25 +1253,49 @@ def _(p):
     return out
 
 
+#: the counterexample f(x) = c x (1 + 3/10 sin(2 pi log_base |x|)) as (c, base), and misprints (mutants)
+CE_FORMS = {"stated": (sp.log(2) / sp.sqrt(sp.Rational(91, 100)), 2),
+            "sqrt_dropped": (sp.log(2), 2),
+            "natural_log": (sp.log(2) / sp.sqrt(sp.Rational(91, 100)), sp.E)}
+
+
+def _ce_identities(form):
+    """f(2x) - 2 f(x) (sympy), and the time from x to 2x, int_x^{2x} dy/f(y) = (1/c) int_0^1 ln2 ds/(1 + b sin(2 pi
+    s ln2/ln base)) (substitution y = x 2^s), by mpmath quadrature at 40 digits against 1."""
+    c, base = CE_FORMS[form]
+    x = sp.Symbol("x", positive=True)
+    f = lambda y: c * y * (1 + sp.Rational(3, 10) * sp.sin(2 * sp.pi * sp.log(y, base)))
+    bad = int(sp.simplify(sp.expand_log(f(2 * x) - 2 * f(x), force=True)) != 0)
+    import mpmath as mp
+    with mp.workdps(40):
+        cm, rate = mp.mpf(sp.N(c, 50)), mp.log(2) / mp.mpf(sp.N(sp.log(base), 50))
+        I = mp.quad(lambda s: 1 / (1 + mp.mpf(3) / 10 * mp.sin(2 * mp.pi * s * rate)), [0, 0.25, 0.5, 0.75, 1])
+        err = abs(I - 1 / mp.sqrt(mp.mpf(91) / 100)) if form == "stated" else mp.mpf(0)
+        val = mp.log(2) / cm * I
+    bad += int(err > mp.mpf(10) ** -30) + int(abs(val - 1) > mp.mpf(10) ** -30)
+    return bad, err, val
+
+
 @lin1.symbolic(timeout=30)
 def _(p):
     """Counterexample identities: f(2x) = 2 f(x); int_0^1 ds/(1 + b sin 2 pi s) = 1/sqrt(1-b^2) at b = 3/10 (mpmath 40
     digits), hence int_x^{2x} dy/f(y) = (ln 2/c) / sqrt(0.91) = 1 for x > 0."""
-    x = sp.Symbol("x", positive=True)
-    c = sp.log(2) / sp.sqrt(sp.Rational(91, 100))
-    f = lambda y: c * y * (1 + sp.Rational(3, 10) * sp.sin(2 * sp.pi * sp.log(y, 2)))
-    bad = int(sp.simplify(sp.expand_log(f(2 * x) - 2 * f(x), force=True)) != 0)
-    import mpmath as mp
-    with mp.workdps(40):
-        I = mp.quad(lambda s: 1 / (1 + mp.mpf(3) / 10 * mp.sin(2 * mp.pi * s)), [0, 0.25, 0.5, 0.75, 1])
-        err = abs(I - 1 / mp.sqrt(mp.mpf(91) / 100))
-        val = mp.log(2) / (mp.log(2) / mp.sqrt(mp.mpf(91) / 100)) * I
-    bad += int(err > mp.mpf(10) ** -30)
+    bad, err, val = _ce_identities("stated")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.simplify (f(2x) = 2f(x)); mpmath quad at 40 digits", "instances": ["x > 0 symbolic"],
         "integral_error": float(err), "time_from_x_to_2x": float(val),
         "proved": "f(2x) = 2 f(x) exactly; the time from x to 2x is (ln2/c) * 1/sqrt(1 - 0.09) = 1"},
         message="identities that failed")
+
+
+@lin1.mutant({"sqrt_dropped": "c = ln 2 (the 1/sqrt(0.91) dropped): the time from x to 2x is 1/sqrt(0.91), not 1",
+              "natural_log": "sin(2 pi ln|x|) instead of log2: f(2x) != 2 f(x), the time-1 map is not x -> 2x"},
+             timeout=30)
+def _(p, variant):
+    """The counterexample perturbed, through the same identities: some must fail."""
+    bad, _, val = _ce_identities(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad, "time_from_x_to_2x": float(val)},
+                   message=f"{bad} identities fail for the mutated counterexample ({variant}); time x -> 2x = {float(val):.6g}")
 
 
 @lin1.reproduction(name="counterexample_numbers")

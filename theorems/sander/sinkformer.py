@@ -696,26 +696,49 @@ def _(p):
                            "half_printed": (printed / 2).tolist()})
 
 
-@heat.symbolic(timeout=60)
-def _(p):
-    """1-D closed form (M = m, Sigma = s^2): series of Tbar_eps(x) in eps is x/(2 s^2) + O(eps) = -rho'/(2 rho); and
-    rho_t = N(0, s^2 + t) solves d_t rho = -d_x(rho Tbar_0) = rho''/2 (not rho'')."""
+#: the limit field -c grad(rho)/rho and the heat equation d_t rho = c Laplacian(rho): c as corrected (1/2), as printed
+#: (1, E5.1) and with the sign flipped (mutants)
+HEAT_FACTORS = {"corrected": sp.Rational(1, 2), "printed_factor_1": sp.Integer(1), "sign_flipped": -sp.Rational(1, 2)}
+
+
+def _heat_symbolic(form):
+    """1-D closed form (M = m, Sigma = s^2): lim_{eps->0} Tbar_eps(x) against -c rho_0'/rho_0 computed from the density
+    rho_0 = N(0, s^2) (sympy limit and diff); rho_t = N(0, s^2 + 2ct) solves the continuity equation with -c rho'/rho
+    and d_t rho = c rho''.  Returns (failures, the limit)."""
+    c = HEAT_FACTORS[form]
     e, m, s, x, t = sp.symbols("epsilon m s x t", positive=True)
     q = m / e
     P = (1 / s**2 + sp.sqrt(1 / s**4 + 4 * q**2)) / 2        # precision of y | x
     Tbar = (-m) * (q / P - 1) * x / e                         # (1/eps) W_V (E[y|x] - x), W_V = -m
     lim = sp.limit(Tbar, e, 0)
-    r1 = sp.simplify(lim - x / (2 * s**2))
-    v = s**2 + t
+    rho0 = sp.exp(-x**2 / (2 * s**2)) / sp.sqrt(2 * sp.pi * s**2)
+    r1 = sp.simplify(lim - (-c * sp.diff(rho0, x) / rho0))
+    v = s**2 + 2 * c * t
     rho = sp.exp(-x**2 / (2 * v)) / sp.sqrt(2 * sp.pi * v)
-    T0 = -sp.diff(rho, x) / (2 * rho)
+    T0 = -c * sp.diff(rho, x) / rho
     pde = sp.simplify((sp.diff(rho, t) + sp.diff(rho * T0, x)) / rho)
-    pde_half = sp.simplify((sp.diff(rho, t) - sp.diff(rho, x, 2) / 2) / rho)
-    nonzero = int(r1 != 0) + int(pde != 0) + int(pde_half != 0)
+    pde_half = sp.simplify((sp.diff(rho, t) - c * sp.diff(rho, x, 2)) / rho)
+    return int(r1 != 0) + int(pde != 0) + int(pde_half != 0), lim
+
+
+@heat.symbolic(timeout=60)
+def _(p):
+    """1-D closed form (M = m, Sigma = s^2): series of Tbar_eps(x) in eps is x/(2 s^2) + O(eps) = -rho'/(2 rho); and
+    rho_t = N(0, s^2 + t) solves d_t rho = -d_x(rho Tbar_0) = rho''/2 (not rho'')."""
+    nonzero, lim = _heat_symbolic("corrected")
     return Outcome(residual=nonzero, tolerance=0, values={
         "method": "sympy.limit and simplify of scalar expressions", "limit": str(lim),
         "proved": "lim_{eps->0} Tbar_eps(x) = x/(2 s^2) = -rho'/(2 rho); N(0, s^2 + t) solves the continuity "
                   "equation with Tbar_0 and d_t rho = rho''/2"})
+
+
+@heat.mutant({"printed_factor_1": "Thm 5.5 as printed: Tbar -> -grad(rho)/rho, d_t rho = Laplacian(rho) (E5.1)",
+              "sign_flipped": "Tbar -> +grad(rho)/(2 rho)"}, timeout=60)
+def _(p, variant):
+    """The limit field perturbed, through the same sympy limit: it must differ from the Sinkhorn limit."""
+    nonzero, lim = _heat_symbolic(variant)
+    return Outcome(residual=nonzero, tolerance=0, values={"limit": str(lim)},
+                   message=f"lim Tbar_eps = {lim} is not -c rho'/rho for {variant}")
 
 
 @heat.reproduction(name="grid_1d", slow=True)
@@ -833,10 +856,18 @@ def _(p):
                    values={"Tbar": Tbar.tolist(), "printed": printed.tolist()})
 
 
-@transformer.symbolic(timeout=60)
-def _(p):
-    """2 x 2 generic W_Q, W_K, Sigma: (1/eps)(W_V Sigma W_K^T (S + eps)^-1 W_Q + W_Q^T W_Q) = W_Q^T (S + eps)^-1 W_Q
-    whenever W_V = -W_Q^T W_K (entrywise cancel to zero)."""
+#: the limit -W_Q^T A grad(rho)/rho(W_K^{-1} W_Q x) with A = W_K^{-T} (corrected), as printed (A = W_K^{-1}, E5.2) and
+#: with the sign flipped (mutants)
+L2_FORMS = {"corrected": (lambda WK: WK.T.inv(), -1), "printed_W_K_inverse": (lambda WK: WK.inv(), -1),
+            "sign_flipped": (lambda WK: WK.T.inv(), 1)}
+
+
+def _l2_symbolic(form):
+    """2 x 2 generic W_Q, W_K, Sigma: (i) the Gaussian closed form, (1/eps)(W_V Sigma W_K^T (S + eps)^-1 W_Q +
+    W_Q^T W_Q) = W_Q^T (S + eps)^-1 W_Q for W_V = -W_Q^T W_K; (ii) its value at eps = 0 (the limit; S invertible)
+    against the form's sign * W_Q^T A grad(rho)/rho(z) with grad(rho)/rho(z) = -Sigma^{-1} z, z = W_K^{-1} W_Q x;
+    (iii) eps T = eps Tbar - W_Q^T W_Q x -> -W_Q^T W_Q x.  Returns the entries that do not cancel."""
+    Af, sign = L2_FORMS[form]
     e = sp.Symbol("epsilon", positive=True)
     WQ = sp.Matrix(2, 2, sp.symbols("q0:4"))
     WK = sp.Matrix(2, 2, sp.symbols("k0:4"))
@@ -847,9 +878,35 @@ def _(p):
     lhs = ((-WQ.T * WK) * Sig * WK.T * Inv * WQ + WQ.T * WQ) / e
     diff = lhs - WQ.T * Inv * WQ
     nonzero = sum(1 for z in diff if sp.cancel(sp.together(z)) != 0)
+    x = sp.Matrix(sp.symbols("x0:2"))
+    Tbar0 = (WQ.T * Inv * WQ).subs(e, 0) * x
+    zpt = WK.inv() * WQ * x
+    stated = sign * WQ.T * Af(WK) * (-Sig.inv() * zpt)
+    nonzero += sum(1 for z in (Tbar0 - stated) if sp.cancel(sp.together(z)) != 0)
+    epsT = e * (WQ.T * Inv * WQ * x) - WQ.T * WQ * x
+    nonzero += sum(1 for z in (epsT.subs(e, 0) + WQ.T * WQ * x) if sp.cancel(sp.together(z)) != 0)
+    return nonzero
+
+
+@transformer.symbolic(timeout=60)
+def _(p):
+    """2 x 2 generic W_Q, W_K, Sigma: (1/eps)(W_V Sigma W_K^T (S + eps)^-1 W_Q + W_Q^T W_Q) = W_Q^T (S + eps)^-1 W_Q
+    whenever W_V = -W_Q^T W_K (entrywise cancel to zero); at eps = 0 it is -W_Q^T W_K^{-T} grad(rho)/rho(W_K^{-1} W_Q x)
+    for the Gaussian, and eps T -> -W_Q^T W_Q x."""
+    nonzero = _l2_symbolic("corrected")
     return Outcome(residual=nonzero, tolerance=0, values={
         "method": "sympy.cancel of each entry", "instances": ["2x2 generic"],
-        "proved": "Tbar_eps(x) = W_Q^T (W_K Sigma W_K^T + eps I)^-1 W_Q x for the Gaussian, exactly"})
+        "proved": "Tbar_eps(x) = W_Q^T (W_K Sigma W_K^T + eps I)^-1 W_Q x for the Gaussian, exactly; its eps -> 0 "
+                  "limit is the corrected (5.9) field; eps T -> -W_Q^T W_Q x"})
+
+
+@transformer.mutant({"printed_W_K_inverse": "Prop 5.6 as printed, W_K^{-1} instead of W_K^{-T} (E5.2)",
+                     "sign_flipped": "+W_Q^T W_K^{-T} grad(rho)/rho(W_K^{-1} W_Q x)"}, timeout=60)
+def _(p, variant):
+    """The limit field perturbed, through the same cancellation against the Gaussian closed form."""
+    nonzero = _l2_symbolic(variant)
+    return Outcome(residual=nonzero, tolerance=0, values={"noncancelling_entries": nonzero},
+                   message=f"{nonzero} entries do not cancel for {variant}")
 
 
 # ===========================================================================

@@ -945,15 +945,41 @@ negent = Claim(
 )
 
 
+#: phi*(y) as printed, and misprints (mutants): the factor y dropped; the conjugate of e^x (y log y - y)
+PHI_STAR_FORMS = {"stated": lambda y: y * sp.log(y), "log_y": lambda y: sp.log(y),
+                  "conjugate_of_exp_x": lambda y: y * sp.log(y) - y}
+
+
+def _negentropy_failures(form):
+    """sup_x x y - e^{x-1}: stationary point by sympy.solve, a maximum (second derivative < 0), its value against
+    phi*(y) of ``form``; the perspective z phi*(y/z) against the printed summand y log(y/z).  Returns (failures, the
+    computed conjugate)."""
+    phi_star = PHI_STAR_FORMS[form]
+    x, y, z = sp.symbols("x y z", positive=True)
+    obj = x * y - sp.exp(x - 1)
+    xs = sp.solve(sp.diff(obj, x), x)[0]
+    conj = sp.simplify(obj.subs(x, xs))
+    r = int(not bool(sp.simplify(sp.diff(obj, x, 2).subs(x, xs)).is_negative))
+    r += int(sp.simplify(sp.expand_log(conj - phi_star(y), force=True)) != 0)
+    persp = sp.simplify(z * phi_star(y / z) - y * sp.log(y / z))
+    r += int(sp.simplify(sp.expand_log(persp, force=True)) != 0)
+    return r, conj
+
+
 @negent.symbolic(timeout=30)
 def _(p):
-    """Legendre transform of exp(x - 1) by stationarity; the perspective."""
-    x, y, z = sp.symbols("x y z", positive=True)
-    xs = sp.solve(sp.diff(x * y - sp.exp(x - 1), x), x)[0]
-    conj = sp.simplify(xs * y - sp.exp(xs - 1))
-    persp = sp.simplify(z * (conj.subs(y, y / z)) - y * sp.log(y / z))
-    r = int(sp.simplify(sp.expand_log(conj - y * sp.log(y), force=True)) != 0) + int(sp.expand_log(persp, force=True) != 0)
+    """Legendre transform of exp(x - 1) by stationarity (a maximum); the perspective."""
+    r, conj = _negentropy_failures("stated")
     return Outcome(residual=r, tolerance=0, values={"method": "sympy.solve + simplify", "phi_star": str(conj)})
+
+
+@negent.mutant({"log_y": "phi*(y) = log y (the factor y dropped)",
+                "conjugate_of_exp_x": "phi*(y) = y log y - y (the conjugate of e^x, not of e^{x-1})"}, timeout=30)
+def _(p, variant):
+    """phi* perturbed, through the same Legendre computation: it must differ."""
+    r, conj = _negentropy_failures(variant)
+    return Outcome(residual=r, tolerance=0, values={"phi_star_computed": str(conj)},
+                   message=f"{r} identities fail: sup_x xy - e^(x-1) = {conj} ({variant})")
 
 
 @negent.numeric
