@@ -137,7 +137,7 @@ class Claim:
         if status not in STATUSES:
             raise ValueError(f"unknown status {status!r} for {id}")
         if status in ("erratum", "gap") and not corrected:
-            raise ValueError(f"{id}: an {status} needs the corrected statement")
+            raise ValueError(f"{id}: {'an' if status[0] in 'aeiou' else 'a'} {status} needs the corrected statement")
         for fld, text in (("title", title), ("statement", statement), ("corrected", corrected or ""),
                           ("notes", notes)):
             ctrl = sorted({hex(ord(ch)) for ch in text if ord(ch) < 32 and ch not in "\n\t"})
