@@ -213,3 +213,18 @@ def test_declarations_are_checked_and_described():
     assert set(Param.matrix("A").describe()) == {"name", "kind", "default", "doc"}
     with pytest.raises(ParamError):
         Param.matrix("A").validate([[1.0, float("nan")]])
+
+
+def test_seed_family_draws_none_half_the_time():
+    p = Param.matrix("D", shape=(3, 3), families=("spd", "seed"))
+    rng = np.random.default_rng(11)
+    vals = [M.sample_param(p, rng, {}) for _ in range(200)]
+    nones = sum(v is None for v in vals)
+    assert 60 <= nones <= 140
+    for v in vals:
+        out = p.validate(v)
+        assert out is None or np.min(np.linalg.eigvalsh(out)) > 0
+    # a failure only drawn matrices show shrinks to the simplest of them (the seed path draws nothing
+    # more, so it is what a failure there shrinks to)
+    A = find(p.strategy({}), lambda A: A is not None, settings=settings(database=None))
+    assert np.array_equal(A, np.eye(3))

@@ -44,6 +44,10 @@ SQUARE_FAMILIES = ("identity_like", "symmetric", "spd", "non_commuting")
 DEFAULT_FAMILIES = ("gaussian", "diagonal", "identity_like", "symmetric", "orthogonal",
                     "near_singular", "ill_conditioned", "rank_deficient")
 VECTOR_FAMILIES = ("entries", "log", "distinct", "integers")
+#: not a family of matrices: the value None, i.e. the claim's own seeded instance (so that one property
+#: draws both the structured matrices and the seed path, e.g. instances the seed builds with a structure
+#: no family has)
+SEED = "seed"
 
 
 # ---------------------------------------------------------------------------
@@ -117,7 +121,7 @@ class _HypSource(Source):
         from hypothesis import strategies as st
         from hypothesis.extra import numpy as hnp
         el = st.floats(-bound, bound, allow_nan=False, allow_infinity=False, allow_subnormal=False)
-        return np.asarray(self.draw(hnp.arrays(np.float64, shape, elements=el, fill=st.just(0.0))), dtype=float)
+        return np.asarray(self.draw(hnp.arrays(np.float64, shape, elements=el, fill=st.nothing())), dtype=float)
 
 
 # ---------------------------------------------------------------------------
@@ -395,8 +399,10 @@ def resolve_shape(spec, params: Mapping[str, Any]):
 
 
 def _families(param) -> tuple:
-    if param.families:
-        return tuple(param.families)
+    """The declared families less ``seed`` (the default set where only ``seed`` is declared)."""
+    fams = tuple(f for f in (param.families or ()) if f != SEED)
+    if fams:
+        return fams
     return ("entries",) if param.kind == "vector" else DEFAULT_FAMILIES
 
 
@@ -433,7 +439,10 @@ def _shape_of(param, params: Mapping[str, Any], src: Source):
 
 def draw_param(param, src: Source, params: Mapping[str, Any]):
     """The value of a matrix, matrices or vector parameter (NumPy arrays; a list of them for
-    ``matrices``), its shape resolved from ``params`` (the parameters drawn before it)."""
+    ``matrices``), its shape resolved from ``params`` (the parameters drawn before it); None (the
+    claim's seeded instance) half of the time when the declared families include ``"seed"``."""
+    if SEED in (param.families or ()) and src.choice(("drawn", SEED)) == SEED:
+        return None
     shape = _shape_of(param, params, src)
     if param.kind == "matrices":
         return [_draw_one(param, tuple(s), src, params) for s in shape]
@@ -446,6 +455,8 @@ def sample_param(param, rng: np.random.Generator, params_so_far: Mapping[str, An
     if param.kind not in ("matrix", "matrices", "vector"):
         raise TypeError(f"parameter {param.name} of kind {param.kind} is not a matrix or vector")
     v = draw_param(param, RngSource(rng), params_so_far)
+    if v is None:
+        return None
     return [m.tolist() for m in v] if param.kind == "matrices" else v.tolist()
 
 

@@ -85,7 +85,8 @@ class Param:
         For property checks, falsifier searches and sweeps (:mod:`theorems.matrices`): ``shape`` is
         ``(m, n)`` of ints or names of int parameters (``("d", "d")``), or a callable of the resolved
         parameters returning it (undeclared: square, side 1..4); ``families`` the matrix families
-        drawn from (default :data:`theorems.matrices.DEFAULT_FAMILIES`); ``bound`` the bound on the
+        drawn from (default :data:`theorems.matrices.DEFAULT_FAMILIES`; ``"seed"`` among them: half the
+        draws are None, the claim's seeded instance); ``bound`` the bound on the
         entries; ``partner`` the matrix param a ``non_commuting`` draw is paired with."""
         return Param(name, "matrix", default, doc, nullable=True, shape=_shape_spec(shape),
                      families=_family_spec(families), bound=bound, partner=partner)
@@ -313,10 +314,10 @@ def _shape_spec(shape: Any) -> Any:
 def _family_spec(families: Sequence[str] | None) -> tuple | None:
     if families is None:
         return None
-    from .matrices import MATRIX_FAMILIES, VECTOR_FAMILIES
+    from .matrices import MATRIX_FAMILIES, SEED, VECTOR_FAMILIES
     fams = (families,) if isinstance(families, str) else tuple(families)
     for f in fams:
-        if f not in MATRIX_FAMILIES and f not in VECTOR_FAMILIES:
+        if f not in MATRIX_FAMILIES and f not in VECTOR_FAMILIES and f != SEED:
             raise ValueError(f"unknown matrix family {f!r}")
     return fams
 
