@@ -383,7 +383,8 @@ def resolve_shape(spec, params: Mapping[str, Any]):
     if spec is None:
         return None
     if callable(spec):
-        return spec(params)
+        from .params import Params
+        return spec(params if isinstance(params, Params) else Params(params))  # p.d as well as p["d"]
     if isinstance(spec, (int, str)):
         spec = (spec,)
     out = []
