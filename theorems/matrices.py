@@ -376,6 +376,17 @@ def pair_strategy(family: str, n, bound: float = BOUND, families: Sequence[str] 
 DEFAULT_SIZES = (1, 4)   # an undeclared matrix is square, its side drawn here
 
 
+class _Attrs(dict):
+    """A dict with attribute access (what a claim's own helpers expect of ``p``), without importing
+    theorems.params (this module is below it)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
 def resolve_shape(spec, params: Mapping[str, Any]):
     """The shape a declaration names, given resolved parameters: ints, names of int parameters
     (``("d", "d")``), or a callable of the parameters.  None when it cannot be resolved (a name
@@ -383,8 +394,7 @@ def resolve_shape(spec, params: Mapping[str, Any]):
     if spec is None:
         return None
     if callable(spec):
-        from .params import Params
-        return spec(params if isinstance(params, Params) else Params(params))  # p.d as well as p["d"]
+        return spec(params if hasattr(params, "__getattr__") else _Attrs(params))  # p.d as well as p["d"]
     if isinstance(spec, (int, str)):
         spec = (spec,)
     out = []
