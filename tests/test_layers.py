@@ -13,6 +13,7 @@ PKG = ROOT / "theorems"
 FRAMEWORK = sorted(p.stem for p in PKG.glob("*.py") if p.stem not in ("__init__", "__main__"))
 #: the layers, lowest first: a module may import only modules of earlier layers (DESIGN.md)
 LAYERS = [
+    {"matrices"},
     {"params", "timebox"},
     {"vocabulary", "documents"},
     {"record", "profiles"},

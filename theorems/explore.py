@@ -518,11 +518,11 @@ class Explorer(cmd.Cmd):
     def _forced_search(self, check: Check, base, tries):
         """Hypothesis ``find`` over the falsifier's search parameters even when the current point
         refutes already: the result is the simplest (shrunk) counterexample near the current point."""
-        from hypothesis import find, strategies as st
+        from hypothesis import find
         from hypothesis.errors import NoSuchExample
+        from .params import params_strategy
         from .profiles import settings_for
-        by = {p.name: p for p in self.claim.params}
-        strat = check.strategy or st.fixed_dictionaries({n: by[n].strategy() for n in check.search})
+        strat = check.strategy or params_strategy(self.claim.params, check.search, base)
 
         def inst(drawn):
             q = base.replace(**drawn)

@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["Param", "Params", "ParamError", "parse_assignment"]
+__all__ = ["Param", "Params", "ParamError", "parse_assignment", "params_strategy"]
 
 
 class ParamError(ValueError):
@@ -43,6 +43,10 @@ class Param:
     choices: tuple = ()
     search: tuple | None = None
     nullable: bool = False
+    shape: Any = None          # matrix/matrices/vector: ints, names of int params, or a callable
+    families: tuple | None = None  # which families of theorems.matrices the strategies draw from
+    bound: float | None = None  # |entries| <= bound in drawn matrices (theorems.matrices.BOUND if None)
+    partner: str | None = None  # matrix: the matrix param a non_commuting draw must not commute with
 
     # -- constructors -------------------------------------------------
     @staticmethod
@@ -73,21 +77,41 @@ class Param:
         return Param(name, "choice", default, doc, choices=tuple(choices))
 
     @staticmethod
-    def matrix(name: str, default: Any = None, doc: str = "") -> "Param":
-        """A real matrix given as nested JSON lists; ``None`` means 'drawn from the seed'."""
-        return Param(name, "matrix", default, doc, nullable=True)
+    def matrix(name: str, default: Any = None, doc: str = "", shape: Any = None,
+               families: Sequence[str] | None = None, bound: float | None = None,
+               partner: str | None = None) -> "Param":
+        """A real matrix given as nested JSON lists; ``None`` means 'drawn from the seed'.
+
+        For property checks, falsifier searches and sweeps (:mod:`theorems.matrices`): ``shape`` is
+        ``(m, n)`` of ints or names of int parameters (``("d", "d")``), or a callable of the resolved
+        parameters returning it (undeclared: square, side 1..4); ``families`` the matrix families
+        drawn from (default :data:`theorems.matrices.DEFAULT_FAMILIES`; ``"seed"`` among them: half the
+        draws are None, the claim's seeded instance); ``bound`` the bound on the
+        entries; ``partner`` the matrix param a ``non_commuting`` draw is paired with."""
+        return Param(name, "matrix", default, doc, nullable=True, shape=_shape_spec(shape),
+                     families=_family_spec(families), bound=bound, partner=partner)
 
     @staticmethod
-    def matrices(name: str, default: Any = None, doc: str = "") -> "Param":
+    def matrices(name: str, default: Any = None, doc: str = "", shape: Any = None,
+                 families: Sequence[str] | None = None, bound: float | None = None) -> "Param":
         """A list of real matrices (JSON list of nested lists), e.g. the layers of a network;
-        ``None`` means 'drawn from the seed'.  Shapes are checked by the claim's validator."""
-        return Param(name, "matrices", default, doc, nullable=True)
+        ``None`` means 'drawn from the seed'.  Shapes are checked by the claim's validator.
+        ``shape``: a callable of the resolved parameters returning the list of shapes (or a fixed
+        list of shapes); ``families``/``bound`` as for :meth:`matrix`, applied to each matrix."""
+        return Param(name, "matrices", default, doc, nullable=True,
+                     shape=shape if callable(shape) or shape is None else tuple(_shape_spec(s) for s in shape),
+                     families=_family_spec(families), bound=bound)
 
     @staticmethod
     def vector(name: str, default: Any = None, doc: str = "", low: float | None = None,
-               high: float | None = None) -> "Param":
-        """A real vector given as a JSON list; ``None`` means 'drawn from the seed'."""
-        return Param(name, "vector", default, doc, low, high, nullable=True)
+               high: float | None = None, shape: Any = None, families: Sequence[str] | None = None,
+               bound: float | None = None) -> "Param":
+        """A real vector given as a JSON list; ``None`` means 'drawn from the seed'.  ``shape``: its
+        length (an int, the name of an int parameter, or a callable of the resolved parameters);
+        ``families``: ``entries`` (default), ``log``, ``distinct``, ``integers`` (drawn in
+        [low, high], or [-bound, bound] where a side is open)."""
+        return Param(name, "vector", default, doc, low, high, nullable=True, shape=_shape_spec(shape),
+                     families=_family_spec(families), bound=bound)
 
     # -- validation ---------------------------------------------------
     def _range_text(self) -> str:
@@ -190,8 +214,10 @@ class Param:
         raise ParamError(f"parameter {n} has unknown kind {k!r}")  # pragma: no cover
 
     # -- Hypothesis ---------------------------------------------------
-    def strategy(self):
-        """The Hypothesis strategy property checks and falsifier searches draw from."""
+    def strategy(self, params: Mapping[str, Any] | None = None):
+        """The Hypothesis strategy property checks and falsifier searches draw from.  A matrix,
+        matrices or vector parameter draws from :mod:`theorems.matrices`, its shape resolved from
+        ``params`` (the other parameters; see :func:`params_strategy` for drawing them together)."""
         from hypothesis import strategies as st
 
         if self.kind == "int":
@@ -206,6 +232,9 @@ class Param:
             return st.booleans()
         if self.kind == "choice":
             return st.sampled_from(self.search or self.choices)
+        if self.kind in ("matrix", "matrices", "vector"):
+            from .matrices import param_strategy
+            return param_strategy(self, params)
         raise TypeError(f"parameter {self.name} of kind {self.kind} has no default strategy")
 
     def describe(self) -> dict:
@@ -214,6 +243,15 @@ class Param:
             d["range"] = self._range_text()
         if self.choices:
             d["choices"] = list(self.choices)
+        if self.kind in ("matrix", "matrices", "vector"):
+            if self.shape is not None:
+                d["shape"] = "computed" if callable(self.shape) else _jsonable(self.shape)
+            if self.families is not None:
+                d["families"] = list(self.families)
+            if self.bound is not None:
+                d["bound"] = self.bound
+            if self.partner is not None:
+                d["partner"] = self.partner
         return d
 
 
@@ -255,6 +293,33 @@ def resolve(declared: Sequence[Param], given: Mapping[str, Any], claim_id: str,
     if validator is not None:
         validator(out)
     return out
+
+
+def params_strategy(declared: Sequence[Param], names: Sequence[str],
+                    base: Mapping[str, Any] | None = None):
+    """Hypothesis strategy of a dict over ``names``: scalar parameters first, then the matrix,
+    matrices and vector parameters, whose shapes may name the scalars (drawn, or from ``base``)."""
+    from .matrices import joint_strategy
+    return joint_strategy(declared, names, base)
+
+
+def _shape_spec(shape: Any) -> Any:
+    if shape is None or callable(shape):
+        return shape
+    if isinstance(shape, (int, str)):
+        return (shape,)
+    return tuple(shape)
+
+
+def _family_spec(families: Sequence[str] | None) -> tuple | None:
+    if families is None:
+        return None
+    from .matrices import MATRIX_FAMILIES, SEED, VECTOR_FAMILIES
+    fams = (families,) if isinstance(families, str) else tuple(families)
+    for f in fams:
+        if f not in MATRIX_FAMILIES and f not in VECTOR_FAMILIES and f != SEED:
+            raise ValueError(f"unknown matrix family {f!r}")
+    return fams
 
 
 def parse_assignment(text: str) -> tuple[str, Any]:

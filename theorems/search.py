@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import find, given, reject, strategies as st
+from hypothesis import find, given, reject
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from .vocabulary import Outcome
-from .params import ParamError, Params
+from .params import ParamError, Params, params_strategy
 from .profiles import database_key, settings_for
 
 
-def _strategy(check, names):
+def _strategy(check, names, base=None):
     if check.strategy is not None:
         return check.strategy
-    by_name = {p.name: p for p in check.claim.params}
-    return st.fixed_dictionaries({n: by_name[n].strategy() for n in names})
+    # scalars first, then matrices whose declared shapes name them (theorems.matrices)
+    return params_strategy(check.claim.params, names, base)
 
 
 def _instance(check, base: Params, drawn: dict) -> Params:
@@ -42,7 +42,7 @@ def run_property(check, base: Params, profile: str | None) -> Outcome:
     run = check if check.func is not None else claim.check("numeric")
     stats = {"examples": 0, "inconclusive": 0, "worst_ratio": 0.0, "worst": None}
 
-    @given(_strategy(check, check.over))
+    @given(_strategy(check, check.over, base))
     def prop(drawn):
         try:
             q = _instance(check, base, drawn)
@@ -96,7 +96,7 @@ def run_falsifier(check, base: Params, profile: str | None) -> tuple[Outcome, Pa
         return check.evaluate(q).decide() == "refuted"
 
     try:
-        drawn = find(_strategy(check, check.search), refutes,
+        drawn = find(_strategy(check, check.search, base), refutes,
                      settings=settings_for(check.max_examples, profile),
                      database_key=database_key(check.claim.id, check.kind, check.variant))
     except NoSuchExample:

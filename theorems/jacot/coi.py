@@ -11,6 +11,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
+from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = np.finfo(float).eps
@@ -178,7 +179,8 @@ prop1 = Claim(
         Param.seed("seed"),
         Param.float("shift", 0.5, -10.0, 10.0, "A = G + shift (more positive entries, more often a finite COI)",
                     search=(-0.5, 2.0)),
-        Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift"),
+        Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift", shape=("w", "N"),
+                     families=M.DEFAULT_FAMILIES + ("seed",)),
     ],
     notes="E21: true only under the infinity convention (Im A^T ⊆ Im sigmabar(A)^T, else COI = +inf, and the "
           "inequality holds trivially); with a plain pseudo-inverse A = (-0.329, -0.792)^T has 'COI' 0 < 1. "
@@ -199,7 +201,8 @@ def _prop1_outcome(A, coi_value, **extra):
     s = np.linalg.svd(A, compute_uv=False)
     if s[0] == 0:
         return inconclusive("A = 0: the stable rank is undefined (0/0)")
-    srank = float(s.sum() ** 2 / (s * s).sum())
+    r = s / s[0]  # scale-free: (sum s)^2 / sum s^2 underflows to 0/0 = NaN for s ~ 1e-200 (NaN - COI then certified)
+    srank = float(r.sum() ** 2 / (r * r).sum())
     # Error model: the COI is a pseudo-inverse quadratic form (relative error ~ max(w,N) eps cond^2 on the
     # kept spectrum); the stable rank is a ratio of sums of singular values (~ rank eps).
     if np.isinf(coi_value):
@@ -216,14 +219,21 @@ def _prop1_outcome(A, coi_value, **extra):
         message=f"COI {coi_value:.6g} vs stable rank {srank:.6g}")
 
 
+def _coi_nobias(A):
+    """leaky.coi(A, bias=False) on A / max|A_ij|: sigmabar is positively homogeneous without bias, so the COI is
+    scale-free, and the Gram matrix sigmabar(A)^T sigmabar(A) of an A ~ 1e-200 underflows to 0 (COI 0 was returned)."""
+    m = float(np.max(np.abs(A))) if A.size else 0.0
+    return leaky.coi(A / m if m > 0 else A, bias=False)
+
+
 @prop1.numeric
 def _(p):
     """COI (infinity convention, solvers.leaky.coi) minus the stable rank of A, never negative."""
     A = _A(p)
-    return _prop1_outcome(A, leaky.coi(A, bias=False))
+    return _prop1_outcome(A, _coi_nobias(A))
 
 
-prop1.property(over=("w", "N", "seed", "shift"), max_examples=40)
+prop1.property(over=("w", "N", "seed", "shift", "A"), max_examples=40)
 
 
 @prop1.falsifier("plain_pinv", search=("seed", "shift"), fixed={"w": 1, "N": 2, "shift": -3.0})

@@ -112,6 +112,7 @@ def _rank(A):
 
 def _srank(A):
     s = np.linalg.svd(A, compute_uv=False)
+    s = s / s[0] if s[0] > 0 else s  # scale-free, so that s ~ 1e-200 does not underflow to 0/0
     return float(s.sum() ** 2 / (s * s).sum())
 
 

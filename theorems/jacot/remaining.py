@@ -20,6 +20,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
+from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.jacot import coi as _coi
 from theorems.jacot import lagrangian as _lag
@@ -480,7 +481,8 @@ p1hyp = Claim(
         Param.seed("seed"),
         Param.float("shift", -3.0, -10.0, 10.0, "A = G + shift (negative shift: sigmabar(A) often 0)",
                     search=(-3.0, 2.0)),
-        Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift"),
+        Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift", shape=("w", "N"),
+                     families=M.DEFAULT_FAMILIES + ("seed",)),
     ],
     notes="E21 (implicit hypothesis). Defaults make A all-negative (sigmabar(A) = 0): the printed reading "
           "(plain pseudo-inverse) gives 0 < stable rank, the catalogue's A = (-0.329, -0.792)^T being one such "
@@ -495,10 +497,10 @@ p1hyp = Claim(
 def _(p):
     """COI with the infinity convention (solvers.leaky.coi) against the stable rank."""
     A = _coi._A(p)
-    return _coi._prop1_outcome(A, leaky.coi(A, bias=False))
+    return _coi._prop1_outcome(A, _coi._coi_nobias(A))
 
 
-p1hyp.property(over=("w", "N", "seed", "shift"), max_examples=25)
+p1hyp.property(over=("w", "N", "seed", "shift", "A"), max_examples=25)
 
 
 @p1hyp.falsifier("stated", search=("seed", "shift"))

@@ -37,6 +37,12 @@ def _validate(p):
             raise ParamError(f"parameter Y has shape {p.Y.shape}; the end-to-end matrix has shape {(w[-1], w[0])}")
 
 
+def _layer_shapes(p):
+    """[W_N, ..., W_1] of shapes d_p x d_(p-1) (for the matrix strategies)."""
+    w = widths_of(p)
+    return [(w[k], w[k - 1]) for k in range(len(w) - 1, 0, -1)]
+
+
 claim = Claim(
     id="menon.balanced_invariance",
     title="G-balanced varieties are invariant under the gradient flow of E∘φ",
@@ -58,8 +64,12 @@ claim = Claim(
         Param.choice("init", "random", ["random", "balanced"], "random layers (G != 0) or a balanced start"),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
         Param.matrices("layers", None, "your own initial layers [W_N, ..., W_1] in the paper's order; "
-                       "overrides d, N, widths and init"),
-        Param.matrix("Y", None, "target of the energy (shape d_N x d_0); drawn from the seed when omitted"),
+                       "overrides d, N, widths and init", shape=_layer_shapes, bound=2.0,
+                       families=("gaussian", "orthogonal", "rank_deficient", "ill_conditioned", "near_singular",
+                                 "seed")),
+        Param.matrix("Y", None, "target of the energy (shape d_N x d_0); drawn from the seed when omitted",
+                     shape=lambda p: (widths_of(p)[-1], widths_of(p)[0]), bound=2.0,
+                     families=("gaussian", "rank_deficient", "seed")),
     ],
     validate=_validate,
     notes="Sign convention E1: C_p := W_{p+1}^T W_{p+1} - W_p W_p^T (= G_p of (4.8), = -G_p of (4.2)). "
@@ -142,7 +152,7 @@ def numeric(p):
     return _flow_outcome(p)
 
 
-claim.property(over=("d", "N", "seed", "energy", "init"), max_examples=12)
+claim.property(over=("d", "N", "seed", "energy", "init", "layers", "Y"), max_examples=12)
 
 
 # ---------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import sympy as sp
 
 from solvers import dln, rk
 from solvers.matfun import psd_eig, psd_power
+from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 from ._common import EPS, balanced_instance, rng_for
@@ -587,8 +588,10 @@ transpose = Claim(
         Param.int("N", 4, 1, 8, "depth", search=(1, 5)),
         Param.seed("seed of W (Gaussian) and Z"),
         Param.int("zeros", 0, 0, 7, "zero singular values forced on the seeded W (drops invertibility)"),
-        Param.matrix("W", None, "a square matrix of your own"),
-        Param.matrix("Z", None, "the tangent vector Z (same shape as W)"),
+        Param.matrix("W", None, "a square matrix of your own", shape=("d", "d"),
+                     families=M.DEFAULT_FAMILIES + ("spd", "seed")),
+        Param.matrix("Z", None, "the tangent vector Z (same shape as W)", shape=("d", "d"),
+                     families=("gaussian", "symmetric", "rank_deficient", "seed")),
         Param.int("batch", 1, 1, 100_000, "number of seeded instances checked at once as stacked arrays "
                   "(array API: NumPy, or CuPy with --backend cupy)"),
     ],
@@ -668,14 +671,27 @@ def _(p):
     """Corrected transpose rule, self-adjointness, positive definiteness and (4.17) at W, Z."""
     if p.batch > 1 or p.backend == "cupy":
         return transpose_batched(p)
+    return _transpose_numeric(p, gate=True)
+
+
+def _transpose_numeric(p, gate):
+    """gate: positive definiteness and (4.17) are claimed for invertible W only; a numerically singular W
+    (rank below d on the psd_power cutoff) gets the transpose rule and self-adjointness checked and is
+    otherwise inconclusive (the falsifier singular_W runs ungated)."""
     got, bad = _transpose_parts(p)
     if bad is not None:
         return bad
     parts, W, Z, Z2, rel, vals = got
     d, N = W.shape[0], p.N
     M = _a_mat(W, N)
-    nM = float(np.linalg.norm(M, 2))
+    nM = max(float(np.linalg.norm(M, 2)), 1e-300)
     parts["self_adjoint"] = (float(np.linalg.norm(M - M.T, 2)) / nM, rel)
+    if gate and vals["rank"] < d:
+        out = Outcome.from_parts(parts, "transpose rule + self-adjoint at a singular W", dict(vals))
+        if out.decide() != "certified":
+            return out
+        return inconclusive(f"W is singular (rank {vals['rank']} < d = {d}): the transpose rule and self-adjointness "
+                            f"hold, positive definiteness and (4.17) are claimed for invertible W only", **vals)
     ev = np.linalg.eigvalsh((M + M.T) / 2)
     # positive definite: smallest eigenvalue above the eigenvalue rounding bound rel * |M|
     margin = float(ev[0]) / nM
@@ -686,7 +702,11 @@ def _(p):
         g = lambda X, Y: float(vec_(X) @ np.linalg.solve(M, vec_(Y)))  # noqa: E731  Tr(X^T A^{-1} Y)
         polar = 0.25 * (g(Z + Z2, Z + Z2) - g(Z - Z2, Z - Z2))
         direct = g(Z, Z2)
-        sc = float(np.linalg.norm(Z) * np.linalg.norm(Z2) / ev[0])
+        nZ, nZ2 = float(np.linalg.norm(Z)), float(np.linalg.norm(Z2))
+        # the scale of the rounding: polar is 1/4 of a difference of g(Z +- Z2, Z +- Z2), each rounded relative
+        # to |Z +- Z2|^2 / ev_min, which sum to 2(|Z|^2 + |Z2|^2) (parallelogram); direct to |Z||Z2| / ev_min.
+        # (Scaling by |Z||Z2| alone failed for |Z| << |Z2|: Z = 9e-34 I, where the difference cancels.)
+        sc = max((0.5 * (nZ * nZ + nZ2 * nZ2) + nZ * nZ2) / float(ev[0]), 1e-300)
         # error model: a solve with cond(A), d^2 unknowns, on top of A's own rounding
         parts["polarization_4_17"] = (abs(polar - direct) / sc, SAFETY * d * d * EPS * cond + rel * cond)
         vals.update({"g_polarization": polar, "g_4_17": direct, "cond_A": cond})
@@ -697,7 +717,7 @@ def vec_(X):
     return np.asarray(X, float).ravel()
 
 
-transpose.property(over=("d", "N", "seed"), max_examples=15)
+transpose.property(over=("d", "N", "seed", "W", "Z"), max_examples=15)
 
 
 @transpose.falsifier("stated", search=("seed", "d"))
@@ -713,7 +733,7 @@ def _(p):
 @transpose.falsifier("singular_W", search=("seed",), fixed={"zeros": 2})
 def _(p):
     """Drop invertibility: with two zero singular values (N >= 2) A_{N,W} is singular, not positive definite."""
-    return transpose.check("numeric").func(p)
+    return _transpose_numeric(p, gate=False)
 
 
 def _sym_a_op(P, R, Z, N):

@@ -20,6 +20,7 @@ from scipy.linalg import expm
 
 from solvers import dln, rk
 from solvers.matfun import psd_sqrt
+from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import EPS, alpha, pairs, rng_for, vec
 
@@ -136,7 +137,8 @@ polar_svd = Claim(
         Param.int("d", 3, 1, 8, "size of W", search=(1, 5)),
         Param.seed("seed of the random W"),
         Param.int("rank", None, 0, 8, "rank of the random W (null: full rank)", search=(0, 5)),
-        Param.matrix("W", None, "a square matrix of your own (overrides d, seed, rank)"),
+        Param.matrix("W", None, "a square matrix of your own (overrides d, seed, rank)", shape=("d", "d"),
+                     families=M.DEFAULT_FAMILIES + ("spd", "seed")),
     ],
     validate=_validate_polar,
     notes="P and R are unique for every W (psd square roots); the orthogonal factors Q, U are unique "
@@ -199,7 +201,7 @@ def _(p):
     return Outcome.from_parts(parts, "polar/SVD relations (5.1)-(5.4)", vals)
 
 
-polar_svd.property(over=("d", "seed", "rank"), max_examples=20)
+polar_svd.property(over=("d", "seed", "rank", "W"), max_examples=20)
 
 
 @polar_svd.falsifier("swapped_relation", search=("seed",))

@@ -761,7 +761,9 @@ claim = Claim(
               r"\lambda\text{ has even multiplicity}",
     status="holds",
     params=[
-        Param.matrix("D", None, "the real square matrix to decide (nested lists); drawn from kind/d/seed when omitted"),
+        Param.matrix("D", None, "the real square matrix to decide (nested lists); drawn from kind/d/seed when omitted",
+                     shape=("d", "d"), families=("gaussian", "spd", "symmetric", "orthogonal", "diagonal",
+                                                 "ill_conditioned", "near_singular", "seed")),
         Param.float("eps", 1.0, 0.01, 100.0, "eps = 1/(1 - gamma) > 0", search=(0.2, 5.0)),
         Param.int("d", 4, 1, 8, "dimension of a drawn D", search=(1, 6)),
         Param.seed("seed of the drawn D"),
@@ -829,9 +831,10 @@ def numeric(p):
     return _outcome(p, decide(D, p.eps, exact=bool(p.exact and truth is None)), truth)
 
 
-claim.property(over=("eps", "d", "seed", "kind"), max_examples=15,
+claim.property(over=("eps", "d", "seed", "kind", "D"), max_examples=15,
                description="drawn D of every kind (representable, paired Jordan, unpaired, scaled) decided "
-                           "as constructed, with the construction certified")
+                           "as constructed, with the construction certified; or D drawn from the matrix "
+                           "families (Gaussian, SPD, orthogonal, ill-conditioned, ...), decided and certified")
 
 
 # ---------------------------------------------------------------------------

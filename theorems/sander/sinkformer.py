@@ -18,6 +18,7 @@ import sympy as sp
 
 from solvers import sinkhorn as sk
 from solvers.fd import gradient_with_error
+from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -62,7 +63,8 @@ attention = Claim(
         Param.seed("seed of the logits C"),
         Param.float("scale", 1.0, 0.0, 8.0, "standard deviation of the logits C_ij", search=(0.0, 4.0)),
         Param.float("tol", 1e-13, 1e-15, 1e-3, "stopping tolerance on the row error of a full iteration"),
-        Param.matrix("C", None, "your own logits (n x n); overrides n, seed, scale"),
+        Param.matrix("C", None, "your own logits (n x n); overrides n, seed, scale", shape=("n", "n"), bound=8.0,
+                     families=M.DEFAULT_FAMILIES + ("seed",)),
     ],
     validate=lambda p: _validate_C(p),
     notes="Iteration count = full iterations (N_R then N_C). After m full iterations K = K^(2m) (checked against "
@@ -111,7 +113,7 @@ def _(p):
     }, "Sinkhorn attention", values={"n_iter": r.n_iter, "row_err": r.row_err, "n": n})
 
 
-attention.property(over=("n", "seed", "scale"), max_examples=15)
+attention.property(over=("n", "seed", "scale", "C"), max_examples=15)
 
 
 @attention.falsifier("softmax_is_doubly_stochastic", search=("seed",))
