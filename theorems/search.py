@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from hypothesis import find, given, reject
+from hypothesis import find, given, reject, strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 from .vocabulary import Outcome
