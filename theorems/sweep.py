@@ -509,8 +509,10 @@ class _Dask:
             raise SweepError(f"dask.distributed is not installed ({exc}); run pip install -e .") from None
         self.cluster = None
         if scheduler == "local":
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                        dashboard_address=None, silence_logs=logging.ERROR)
+            # no dashboard; the scheduler's small HTTP server (health routes) on a free local port, not 8787
+            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                        dashboard_address=None, silence_logs=logging.ERROR,
+                                        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
             self.client = Client(self.cluster)
             self.name = "local"
         else:
