@@ -262,4 +262,6 @@ def test_the_json_has_the_contract_keys(capsys, tmp_path):
     for f in e["failures"]:
         assert set(f) == {"params", "verdict", "message", "replay"}
     assert json.loads((tmp_path / "sweep.json").read_text()) == out
+    lines = [json.loads(x) for x in (tmp_path / "draws.jsonl").read_text().splitlines()]
+    assert sorted(r["index"] for r in lines) == [0, 1] and {r["claim"] for r in lines} == {"sander.psi_eps_range"}
     assert math.isfinite(out["summary"]["inconclusive_rate"])

@@ -467,6 +467,22 @@ def cmd_sweep(args) -> int:
         except (OSError, ValueError) as exc:
             return _bad(f"--out {_short(args.out)}: cannot create the folder ({getattr(exc, 'strerror', None) or exc})")
     from . import sweep as sw
+    log = None
+    if out_dir is not None:
+        try:
+            log = open(out_dir / "draws.jsonl", "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            return _bad(f"--out {_short(args.out)}: cannot write ({getattr(exc, 'strerror', None) or exc})")
+
+    def on_draw(r):  # each draw as it finishes: an interrupted sweep leaves what ran
+        nonlocal log
+        try:
+            log.write(json.dumps(r) + "\n")
+            log.flush()
+        except OSError as exc:
+            sys.stderr.write(f"theorems: warning: {out_dir / 'draws.jsonl'} no longer written ({exc})\n")
+            log.close()
+            log = None
     try:
         scheduler = sw.parse_scheduler(args.scheduler)
         claims, skipped = sw.sweepable(args.document, args.claim, args.backend)
@@ -477,9 +493,13 @@ def cmd_sweep(args) -> int:
         result = sw.sweep(claims, draws=args.draws, seed=args.seed, backend=args.backend, scheduler=scheduler,
                           workers=args.workers, timeout=args.timeout, memory_gb=args.memory_limit,
                           progress=lambda line: (sys.stderr.write(line + "\n"), sys.stderr.flush()),
-                          skipped=skipped)
+                          skipped=skipped,
+                          on_draw=None if log is None else (lambda r: log is not None and on_draw(r)))
     except sw.SweepError as exc:
         return _bad(str(exc))
+    finally:
+        if log is not None:
+            log.close()
     text = json.dumps(result, indent=1)
     if out_dir is not None:
         (out_dir / "sweep.json").write_text(text + "\n")

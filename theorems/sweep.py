@@ -53,6 +53,9 @@ The time limit (``--timeout``)
 Caveat on "same seed, same tallies": a draw whose running time is close to ``--timeout`` may time
 out on one machine and not another; everything else is a function of (seed, claim id, index).
 
+With ``--out DIR`` each draw is also appended to ``DIR/draws.jsonl`` as it finishes (``{"claim",
+"index", "params", "verdict", "message", "seconds", "seed"}``): an interrupted sweep leaves what ran.
+
 Output (``--json``; DESIGN.md contract)::
 
     {"meta": {"seed", "draws", "engine", ...},
@@ -571,8 +574,11 @@ def tally(claims: list, results: dict, backend: str = "numpy") -> dict:
 
 def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", scheduler: str = "local",
           workers: int | None = None, timeout: float = DEFAULT_TIMEOUT, memory_gb: float = DEFAULT_MEMORY_GB,
-          progress: Callable[[str], None] | None = None, skipped: dict | None = None) -> dict:
-    """Run ``draws`` draws of each claim on the engine and return the contract's object."""
+          progress: Callable[[str], None] | None = None, skipped: dict | None = None,
+          on_draw: Callable[[dict], None] | None = None) -> dict:
+    """Run ``draws`` draws of each claim on the engine and return the contract's object.
+    ``on_draw`` sees each draw's result as it arrives (the command line appends it to
+    ``DIR/draws.jsonl``, so that an interrupted sweep leaves what it ran)."""
     workers = workers or os.cpu_count() or 1
     t0 = time.perf_counter()
     engine = _Serial(workers, memory_gb) if scheduler == "serial" else _Dask(scheduler, workers, memory_gb)
@@ -586,6 +592,8 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
             cid = r["claim"]
             r["seed"] = seed
             results[cid].append(r)
+            if on_draw is not None:
+                on_draw(r)
             counts[r["verdict"] if r["verdict"] in TALLY_KEYS else "error"] += 1
             done_draws += 1
             left[cid] -= 1
