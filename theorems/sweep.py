@@ -37,9 +37,10 @@ The time limit (``--timeout``)
     runs in the engine's own process: each worker thread keeps one long-lived *draw process*
     (:class:`DrawProcess`, ``python -c 'from theorems.sweep import serve; serve()'``), sends it one
     draw at a time as a JSON line, and waits on the pipe with a deadline.  The draw process first
-    imports the claim's module (its own, more generous limit: ``max(timeout, 120 s)``), says
-    "started", and runs :func:`theorems.runner.run_check`; the deadline for the draw counts from
-    "started".  A draw past the deadline: its process group is killed (SIGKILL), the draw is tallied
+    imports the claim's module and, the first time it meets the claim, runs the check once at the
+    defaults so that Numba compiles its kernels (both under their own, more generous limit:
+    ``max(timeout, 120 s)``), says "started", and runs :func:`theorems.runner.run_check`; the deadline
+    for the draw counts from "started", so it measures the draw, not imports or compilation.  A draw past the deadline: its process group is killed (SIGKILL), the draw is tallied
     ``error`` with "timed out after X s", and the next draw starts a fresh process (about 1-3 s of
     imports).  A draw process that dies (a segfault, the kernel's OOM killer) is an ``error`` naming
     the signal; one that exceeds ``--memory-limit`` GB of address space (RLIMIT_AS) raises
@@ -286,8 +287,10 @@ def serve() -> None:  # pragma: no cover - runs in the draw process (exercised b
         proto.flush()
 
     from .runner import run_check
+    warm: set = set()
     for line in sys.stdin:
         req = json.loads(line)
+        backend = req.get("backend", "numpy")
         try:
             claim = _load(req["claim"], req.get("module"))
             check = sweep_check(claim)
@@ -297,6 +300,14 @@ def serve() -> None:  # pragma: no cover - runs in the draw process (exercised b
             send({"verdict": "error", "message": _short(f"loading the claim failed: {type(exc).__name__}: {exc}"),
                   "seconds": 0.0})
             continue
+        if (claim.id, backend) not in warm:
+            # warm-up at the defaults, outside the draw's time limit: Numba compiles the claim's kernels
+            # here, so that the limit measures the draw, not which draw came first to a fresh process
+            warm.add((claim.id, backend))
+            try:
+                run_check(check, {}, backend=backend)
+            except BaseException:  # noqa: BLE001 - the draws will show it
+                pass
         send({"started": True})
         t0 = time.perf_counter()
         try:
@@ -424,7 +435,8 @@ class DrawProcess:
             first = self._recv(time.monotonic() + load_limit)
             if first is None:
                 self.close()
-                return {"verdict": "error", "message": f"loading {request.get('claim')} timed out after {load_limit:g} s",
+                return {"verdict": "error", "message": f"loading {request.get('claim')} (and its run at the defaults) "
+                                                       f"timed out after {load_limit:g} s",
                         "seconds": load_limit}
             if not first.get("started"):
                 return first  # the claim could not be loaded
