@@ -20,7 +20,7 @@ LAYERS = [
     {"registry"},
     {"claim", "search"},
     {"runner"},
-    {"pytest_plugin", "explore"},
+    {"pytest_plugin", "explore", "sweep"},
     {"cli"},
 ]
 
@@ -113,7 +113,7 @@ def _imported_by(code: str) -> set[str]:
 def test_list_imports_no_claim_sympy_or_numba():
     mods = _imported_by("import io, contextlib\nfrom theorems.cli import main\n"
                         "with contextlib.redirect_stdout(io.StringIO()): main(['list'])")
-    assert not {m for m in mods if m.startswith(("sympy", "numba", "scipy", "hypothesis"))}
+    assert not {m for m in mods if m.startswith(("sympy", "numba", "scipy", "hypothesis", "dask", "distributed"))}
     assert not {m for m in mods if m.count(".") == 2 and m.startswith("theorems.")
                 and m.split(".")[1] in ("jacot", "vanrossem", "menon", "chen", "sander")}
 

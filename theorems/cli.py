@@ -8,6 +8,9 @@
                      [--select EXPR] [--seed N]
     theorems report --results FILE --format html|latex|pdf --out PATH
     theorems explore ID
+    theorems sweep [--document KEY | --claim ID ...] [--draws N] [--seed S] [--backend B]
+                   [--scheduler local|serial|tcp://HOST:PORT] [--workers K] [--timeout SECONDS]
+                   [--json] [--out DIR]
 
 Exit codes of ``check``: 0 certified, 1 refuted / inconclusive / error, 2 bad input
 (one line on stderr naming what is wrong).  ``check --params-file F`` replays the claim, check,
@@ -104,6 +107,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     ex = sub.add_parser("explore", help="explore one claim interactively (terminal)")
     ex.add_argument("id", help="claim id, e.g. menon.balanced_invariance")
+
+    sw = sub.add_parser("sweep", help="draw legal parameters over the declared ranges, run the variant "
+                                      "that holds, and tally the verdicts (on Dask)")
+    pick = sw.add_mutually_exclusive_group()
+    pick.add_argument("--document", default=None, help="only this document's claims")
+    pick.add_argument("--claim", action="extend", nargs="+", default=None, metavar="ID",
+                      help="only these claims (repeatable)")
+    sw.add_argument("--draws", type=int, default=20, metavar="N", help="draws per claim (default 20)")
+    sw.add_argument("--seed", type=int, default=0, metavar="S", help="sweep seed (default 0)")
+    sw.add_argument("--backend", default="numpy", help="numpy (default), numba, cupy or mpmath")
+    sw.add_argument("--scheduler", default="local", metavar="local|serial|tcp://HOST:PORT",
+                    help="an embedded Dask LocalCluster (default), in-process (serial), or a running "
+                         "`dask scheduler`")
+    sw.add_argument("--workers", type=int, default=None, metavar="K",
+                    help="LocalCluster worker processes (default: the CPU count)")
+    sw.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                    help="time limit of one draw (default 120); past it the draw is an error")
+    sw.add_argument("--memory-limit", type=float, default=4.0, metavar="GB",
+                    help="address-space limit of a draw's process (default 4; 0: none)")
+    sw.add_argument("--json", action="store_true", help="print the tally as one JSON object")
+    sw.add_argument("--out", default=None, metavar="DIR", help="also write DIR/sweep.json")
     return p
 
 
@@ -124,6 +148,8 @@ def main(argv=None) -> int:
         if args.cmd == "explore":
             from .explore import cmd_explore
             return cmd_explore(args)
+        if args.cmd == "sweep":
+            return cmd_sweep(args)
     except BrokenPipeError:  # `theorems list | head`
         return 0
     return 2  # pragma: no cover
@@ -412,6 +438,80 @@ def cmd_show(args) -> int:
     elif claim.checks:
         print(f"  run: {pytest_command(claim)}")
     return 0
+
+
+# ---------------------------------------------------------------------------
+def cmd_sweep(args) -> int:
+    """``theorems sweep``: see :mod:`theorems.sweep` (imported here only: ``list`` stays light)."""
+    import math
+    from .params import _short
+    from .vocabulary import BACKENDS
+    if args.draws < 1:
+        return _bad(f"--draws {args.draws} must be >= 1")
+    if args.seed < 0:
+        return _bad(f"--seed {args.seed} must be >= 0")
+    if args.workers is not None and args.workers < 1:
+        return _bad(f"--workers {args.workers} must be >= 1")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        return _bad(f"--timeout {args.timeout} must be a positive number of seconds")
+    if not (math.isfinite(args.memory_limit) and args.memory_limit >= 0):
+        return _bad(f"--memory-limit {args.memory_limit} must be >= 0 GB (0: no limit)")
+    if args.backend not in BACKENDS:
+        return _bad(f"unknown backend {_short(args.backend)} (known: {', '.join(BACKENDS)})")
+    if args.document is not None and not args.document.strip():
+        return _bad("--document may not be empty")
+    out_dir = None
+    if args.out is not None:
+        if not args.out.strip():
+            return _bad("--out may not be empty")
+        out_dir = Path(args.out)
+        try:
+            if out_dir.exists() and not out_dir.is_dir():
+                return _bad(f"--out {_short(args.out)} exists and is not a folder")
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except (OSError, ValueError) as exc:
+            return _bad(f"--out {_short(args.out)}: cannot create the folder ({getattr(exc, 'strerror', None) or exc})")
+    from . import sweep as sw
+    log = None
+    if out_dir is not None:
+        try:
+            log = open(out_dir / "draws.jsonl", "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            return _bad(f"--out {_short(args.out)}: cannot write ({getattr(exc, 'strerror', None) or exc})")
+
+    def on_draw(r):  # each draw as it finishes: an interrupted sweep leaves what ran
+        nonlocal log
+        try:
+            log.write(json.dumps(r) + "\n")
+            log.flush()
+        except OSError as exc:
+            sys.stderr.write(f"theorems: warning: {out_dir / 'draws.jsonl'} no longer written ({exc})\n")
+            log.close()
+            log = None
+    try:
+        scheduler = sw.parse_scheduler(args.scheduler)
+        claims, skipped = sw.sweepable(args.document, args.claim, args.backend)
+        if not claims:
+            return _bad("no claim with a numeric check of its variant that holds matches the selection")
+        sys.stderr.write(f"sweep: {len(claims)} claims x {args.draws} draws, seed {args.seed}, "
+                         f"engine {scheduler}, timeout {args.timeout:g} s\n")
+        result = sw.sweep(claims, draws=args.draws, seed=args.seed, backend=args.backend, scheduler=scheduler,
+                          workers=args.workers, timeout=args.timeout, memory_gb=args.memory_limit,
+                          progress=lambda line: (sys.stderr.write(line + "\n"), sys.stderr.flush()),
+                          skipped=skipped,
+                          on_draw=None if log is None else (lambda r: log is not None and on_draw(r)))
+    except sw.SweepError as exc:
+        return _bad(str(exc))
+    finally:
+        if log is not None:
+            log.close()
+    text = json.dumps(result, indent=1)
+    if out_dir is not None:
+        (out_dir / "sweep.json").write_text(text + "\n")
+        sys.stderr.write(f"sweep: wrote {out_dir / 'sweep.json'}\n")
+    print(text if args.json else sw.render_table(result))
+    s = result["summary"]
+    return 0 if s["refuted_true"] == 0 and s["errors"] == 0 else 1
 
 
 # ---------------------------------------------------------------------------
