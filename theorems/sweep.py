@@ -149,9 +149,13 @@ def draw_value(param: Param, rng: np.random.Generator, drawn_so_far: dict) -> An
     if k == "choice":
         return param.choices[int(rng.integers(len(param.choices)))]
     if k in ("matrix", "matrices", "vector"):
-        # the one place a matrix sampler plugs in (theorems.matrices): return its draw, JSON-able
-        # (nested lists), e.g. ``return matrices.sweep_value(param, rng, drawn_so_far)``
-        return _jsonable(param.default)
+        # a matrix parameter with a declared shape is drawn from its families (theorems.matrices:
+        # ill-conditioned, near-singular, orthogonal, ...; None = the claim's seeded instance);
+        # one without a shape keeps its default
+        if param.shape is None:
+            return _jsonable(param.default)
+        from .matrices import sample_param
+        return sample_param(param, rng, drawn_so_far)
     lo, hi = _bounds(param)
     if k == "int":
         ilo = math.ceil(lo) + (1 if param.low_open and math.ceil(lo) == lo else 0)
@@ -185,8 +189,11 @@ def draw_params(claim, seed: int, index: int) -> dict:
     """Draw ``index`` of ``claim`` for sweep ``seed``: ``{name: value}`` (parameters left at their
     default omitted), a function of (seed, claim id, index) alone."""
     drawn: dict = {}
+    context = {p.name: p.default for p in claim.params}   # what a shape may refer to: drawn, else default
     for p in claim.params:
-        drawn[p.name] = draw_value(p, draw_rng(seed, claim.id, index, p.name), drawn)
+        drawn[p.name] = draw_value(p, draw_rng(seed, claim.id, index, p.name), context)
+        if drawn[p.name] is not None:
+            context[p.name] = drawn[p.name]
     return {k: v for k, v in drawn.items() if v is not None}
 
 
