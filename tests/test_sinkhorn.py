@@ -15,8 +15,8 @@ EPS = np.finfo(float).eps
 @pytest.mark.parametrize("n,scale,seed", [(1, 1.0, 0), (2, 0.5, 1), (7, 1.0, 2), (30, 3.0, 3), (64, 6.0, 4)])
 def test_numba_matches_numpy_reference(n, scale, seed):
     C = scale * np.random.default_rng(seed).standard_normal((n, n))
-    a = sk.sinkhorn(C, tol=1e-12, backend="numba")
-    b = sk.sinkhorn(C, tol=1e-12, backend="numpy")
+    a = sk.sinkhorn(C, tol=1e-12, backend="numba", method="log")
+    b = sk.sinkhorn(C, tol=1e-12, backend="numpy", method="log")
     assert a.converged and b.converged
     assert a.n_iter == b.n_iter                      # same stopping rule, same count
     # the two differ only in the order of summation inside log-sum-exp: n eps per half-step, amplified by the
@@ -140,3 +140,73 @@ def test_bad_run_arguments():
         sk.half_steps_numpy(C, -1)
     with pytest.raises(ValueError, match="kind"):
         sk.particle_field(np.zeros((3, 2)), np.eye(2), np.eye(2), np.eye(2), kind="2")
+
+
+# ---------------------------------------------------------------------------
+# the exponential-domain scaling against the log domain, its fallback, and POT as an oracle
+def _offset_cost(n, scale, offset, seed):
+    """D + a_i + b_j: Sinkhorn's answer depends on D only (the offsets go into the potentials), but the
+    scalings of exp(C) range over e^offset."""
+    rng = np.random.default_rng(seed)
+    return scale * rng.standard_normal((n, n)) + offset * rng.uniform(-1, 1, (n, 1)) + offset * rng.uniform(-1, 1, n)
+
+
+@pytest.mark.parametrize("n,scale,offset,seed", [(1, 1.0, 0, 0), (2, 0.5, 0, 1), (7, 1.0, 0, 2), (30, 3.0, 0, 3),
+                                                 (64, 6.0, 0, 4), (50, 1.0, 300.0, 5)])
+def test_scaling_matches_the_log_domain(n, scale, offset, seed):
+    """Same iteration, two domains: the iteration counts agree (up to one where the row error crosses tol
+    within rounding) and the kernels agree to the rounding of n-term sums amplified by the conditioning
+    1/(1 - sigma_2) of the scaling, as in the numba/numpy comparison above.  Offsets of 300 force
+    absorptions (scalings beyond 1e100)."""
+    C = _offset_cost(n, scale, offset, seed)
+    a = sk.sinkhorn(C, tol=1e-12, method="scaling")
+    b = sk.sinkhorn(C, tol=1e-12, method="log")
+    assert a.method == "scaling" and b.method == "log" and a.converged and b.converged
+    assert abs(a.n_iter - b.n_iter) <= 1
+    s = np.linalg.svd(b.K, compute_uv=False)
+    gap = 1 - s[1] if n > 1 else 1.0
+    assert np.max(np.abs(a.K - b.K)) <= 8 * n * EPS * b.n_iter / gap * b.K.max() + 1e-12 * b.K.max()
+    assert sk.row_col_errors(a.K)[0] <= 1e-12 + 4 * n * EPS
+
+
+def test_auto_falls_back_to_the_log_domain_where_the_scaling_underflows():
+    """Column offsets spread over 3000 (keys of very different norms): after the row half-step, whole columns
+    of exp(C + alpha) are below the smallest double, the scaling stops and the log domain converges to
+    the same answer as for the offset-free cost."""
+    C = _offset_cost(20, 1.0, 3000.0, 7)
+    assert sk.sinkhorn_scaling(C, tol=1e-10, max_iter=5000) is None
+    with pytest.raises(FloatingPointError):
+        sk.sinkhorn(C, tol=1e-10, max_iter=5000, method="scaling")
+    r = sk.sinkhorn(C, tol=1e-10, max_iter=5000)
+    assert r.method == "log" and r.converged
+    row, col = sk.row_col_errors(r.K)
+    assert row <= 1e-10 and col <= 1e-12
+    D = _offset_cost(20, 1.0, 0.0, 7)            # the same D (same draws): offsets change nothing
+    assert np.max(np.abs(sk.sinkhorn(D, tol=1e-12).K - r.K)) <= 1e-8
+
+
+def test_pot_exponential_domain_fails_where_auto_succeeds():
+    """The case above for POT's plain Sinkhorn-Knopp (exp(-M/reg) with M = -C): NaN or a plan off its
+    marginals, where ours took the log domain."""
+    ot = pytest.importorskip("ot")
+    import warnings
+    C = _offset_cost(20, 1.0, 3000.0, 7)
+    w = np.full(20, 1.0 / 20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with np.errstate(all="ignore"):
+            P = ot.sinkhorn(w, w, -C, 1.0, numItermax=5000, stopThr=1e-12)
+    assert not np.all(np.isfinite(P)) or np.max(np.abs(P.sum(1) - w)) > 1e-6
+
+
+def test_scaling_agrees_with_pot():
+    """POT's Sinkhorn-Knopp as the oracle: plan P = w_i K_ij w_j with marginals w, cost M = -C, reg = 1."""
+    ot = pytest.importorskip("ot")
+    rng = np.random.default_rng(11)
+    n = 40
+    C = 2.0 * rng.standard_normal((n, n))
+    w = np.full(n, 1.0 / n)
+    r = sk.sinkhorn(C, np.log(w), tol=1e-13, max_iter=100_000)
+    P = ot.sinkhorn(w, w, -C, 1.0, numItermax=100_000, stopThr=1e-15)
+    assert r.method == "scaling"
+    assert np.max(np.abs(w[:, None] * r.K * w[None, :] - P)) <= 1e-12 * P.max()
