@@ -205,19 +205,50 @@ def _F_nb(g, s, a, e, W, c, mag, q):
 
 
 @njit(cache=True)
+def _F_dF_nb(g, s, a, e, W, c, mag, q):
+    """F_B(g) and F_B'(g) in one pass (F_B' is +inf at g = s_i when q < 2)."""
+    ex = q - 1.0
+    f = 0.0
+    df = 0.0
+    for i in range(a, e):
+        u = g - s[i]
+        au = abs(u)
+        t = au ** ex
+        f += t if u >= 0 else -t
+        df += ex * t / au if au > 0 else (0.0 if q > 2 else (ex if q == 2 else np.inf))
+    return f + c * W * (g if mag else 1.0), df + (c * W if mag else 0.0)
+
+
+@njit(cache=True)
 def _pool_bracketed(s, a, e, W, c, mag, q, lo, hi):
-    """The root of the increasing F_B in [lo, hi] (F_B(lo) <= 0 <= F_B(hi)): bisection to the last bit,
-    the same iteration as :func:`pool`'s but started from the bracket the merge gives (the merged block's
-    root lies between the roots of its two parts, where F_B = F_left + F_right changes sign)."""
-    for _ in range(2000):
+    """The root of the increasing F_B in [lo, hi] (F_B(lo) <= 0 <= F_B(hi)): a safeguarded Newton
+    iteration (a Newton step that leaves the bracket, or a bracket that did not halve over two steps,
+    falls back to bisection), to the last bit like :func:`pool`'s bisection.  The bracket comes from the
+    merge: the merged block's root lies between the roots of its two parts, where F_B = F_left + F_right
+    changes sign."""
+    g = 0.5 * (lo + hi)
+    dxold = hi - lo
+    dx = dxold
+    for _ in range(400):
+        f, df = _F_dF_nb(g, s, a, e, W, c, mag, q)
+        if f == 0.0:
+            return g
+        if f < 0:
+            lo = g
+        else:
+            hi = g
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        if _F_nb(mid, s, a, e, W, c, mag, q) < 0:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+        # Numerical Recipes' rtsafe rule: bisect when Newton leaves the bracket or does not halve the step
+        nxt = g - f / df if (df > 0 and df < np.inf) else mid
+        if not (lo < nxt < hi) or abs(2.0 * f) > abs(dxold * df):
+            nxt = mid
+        dxold, dx = dx, nxt - g
+        if nxt == g:
+            break
+        g = nxt
+    return g
 
 
 @njit(cache=True)
