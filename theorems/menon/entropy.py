@@ -185,10 +185,18 @@ def _(p):
 entropy_formula.property(over=("d", "N", "seed", "tie"), max_examples=15)
 
 
-@entropy_formula.symbolic(timeout=60)
-def _(p):
-    """Middle (N-1)x(N-1) block of (8.10): det = (a^{2N}-b^{2N})/(a^2-b^2) and eigenvalues
-    a^2+b^2-2ab cos(p pi/N) with eigenvectors (sin(s p pi/N))_s, N = 1..8."""
+#: the pair-factor determinant (in a = sigma_k^{1/N}, b = sigma_l^{1/N}) and the sign of the cosine term of
+#: the eigenvalues, as the statement has them, and their nearest misprints (mutants)
+TRIDIAG_FORMS = {
+    "stated": (lambda a, b, N: (a ** (2 * N) - b ** (2 * N)) / (a ** 2 - b ** 2), -1),
+    "pair_exponent_1_over_N": (lambda a, b, N: (a ** (2 * N) - b ** (2 * N)) / (a - b), -1),
+    "eigenvalue_sign_flipped": (lambda a, b, N: (a ** (2 * N) - b ** (2 * N)) / (a ** 2 - b ** 2), +1),
+}
+
+
+def _tridiag_failures(form):
+    """Identities of the middle (N-1)x(N-1) block of (8.10) that fail for the form ``form`` (N = 1..8)."""
+    target, sign = TRIDIAG_FORMS[form]
     a, b, th = sp.symbols("a b theta", positive=True)
     bad = 0
     for N in range(1, 9):
@@ -199,24 +207,42 @@ def _(p):
             if i + 1 < n:
                 T[i, i + 1] = T[i + 1, i] = -a * b
         det = _poly_det(T) if n else sp.Integer(1)
-        bad += int(sp.cancel(det - (a ** (2 * N) - b ** (2 * N)) / (a ** 2 - b ** 2)) != 0)
+        bad += int(sp.cancel(det - target(a, b, N)) != 0)
         if n == 0:
             continue
         # eigen-relation with v_s = sin(s theta): interior rows vanish identically, the last row leaves
         # a b sin(N theta), which is 0 at theta = p pi / N; first components sin(p pi/N) != 0 and the
         # N-1 eigenvalues are distinct, so they are the whole spectrum.
         v = sp.Matrix([sp.sin((s + 1) * th) for s in range(n)])
-        mu = a ** 2 + b ** 2 - 2 * a * b * sp.cos(th)
+        mu = a ** 2 + b ** 2 + sign * 2 * a * b * sp.cos(th)
         r = T * v - mu * v
         r[n - 1] = r[n - 1] - a * b * sp.sin(N * th)
         bad += sum(1 for e in r if sp.expand(e.rewrite(sp.exp)) != 0)
         bad += sum(1 for q in range(1, N) if sp.sin(N * q * sp.pi / N) != 0 or sp.sin(q * sp.pi / N) == 0)
+    return bad
+
+
+@entropy_formula.symbolic(timeout=60)
+def _(p):
+    """Middle (N-1)x(N-1) block of (8.10): det = (a^{2N}-b^{2N})/(a^2-b^2) and eigenvalues
+    a^2+b^2-2ab cos(p pi/N) with eigenvectors (sin(s p pi/N))_s, N = 1..8."""
+    bad = _tridiag_failures("stated")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy: exact det over QQ[a,b] (DomainMatrix) + cancel; eigen-relation rewritten in exp and expanded",
         "instances": [f"N={N}" for N in range(1, 9)],
         "proved": "det(tridiag(-ab, a^2+b^2, -ab)_{N-1}) = (a^{2N}-b^{2N})/(a^2-b^2); eigenpairs "
                   "a^2+b^2-2ab cos(p pi/N), (sin(s p pi/N))_s; with a = sigma_k^{1/N} the pair factor of (6.2)"},
         message="number of identities that did not reduce to zero")
+
+
+@entropy_formula.mutant({
+    "pair_exponent_1_over_N": "pair factor (sigma_i^2-sigma_j^2)/(sigma_i^{1/N}-sigma_j^{1/N}) = (a^{2N}-b^{2N})/(a-b)",
+    "eigenvalue_sign_flipped": "eigenvalues a^2+b^2+2ab cos(p pi/N) (sign of the cosine term flipped)"}, timeout=60)
+def _(p, variant):
+    """The pair factor / spectrum misprinted, through the same identities: some must fail."""
+    bad = _tridiag_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities of the misprinted form did not reduce to zero")
 
 
 @entropy_formula.falsifier("exponent_1_over_N", search=("seed",))
@@ -577,20 +603,26 @@ def _(p):
     return volume_outcome(p, haar=False)
 
 
-@volume_form.symbolic(timeout=60)
-def _(p):
-    """d = 1: sqrt g = w^{(1-N)/N}/sqrt N from (4.14); det h_a^{k,l} = (a^2-b^2)(a^{2N}-b^{2N})/4 and the
-    co-area identity (upstairs = orbit x corrected downstairs), N = 1..8; printed fails co-area."""
+#: the d = 1 density sqrt g^N(w) (w = u^N) and the corrected downstairs pair factor of (6.4), as the corrected
+#: statement has them, and the nearest misprints (mutants): the printed exponent, N^{-1/2} or the 1/2 dropped
+VOLUME_FORMS = {
+    "stated": (lambda u, N: u ** (1 - N) / sp.sqrt(N), lambda a, b: (a ** 2 - b ** 2) / 2),
+    "printed_exponent": (lambda u, N: u ** (N - 1) / sp.sqrt(N), lambda a, b: (a ** 2 - b ** 2) / 2),
+    "missing_sqrt_N": (lambda u, N: u ** (1 - N), lambda a, b: (a ** 2 - b ** 2) / 2),
+    "missing_haar_half": (lambda u, N: u ** (1 - N) / sp.sqrt(N), lambda a, b: a ** 2 - b ** 2),
+}
+
+
+def _volume_failures(form):
+    """Identities of Thm 11 that fail for the form ``form``, N = 1..8 (see the symbolic check)."""
+    sqrtg_form, pair = VOLUME_FORMS[form]
     u, a, b = sp.symbols("u a b", positive=True)
-    bad, printed_fails = 0, []
+    bad = 0
     for N in range(1, 9):
         # d = 1, w = u^N > 0 (so every power below is an integer power of u):
-        # A_{N,w}(z) = sum_k w^{2(N-k)/N} z w^{2(k-1)/N}, g = 1/A, sqrt g vs w^{(1-N)/N}/sqrt N
+        # A_{N,w}(z) = sum_k w^{2(N-k)/N} z w^{2(k-1)/N}, g = 1/A, sqrt g vs the form
         Acoef = sum(u ** (2 * (N - k)) * u ** (2 * (k - 1)) for k in range(1, N + 1))
-        sqrtg = sp.sqrt(1 / Acoef)
-        bad += int(sp.cancel(sqrtg - u ** (1 - N) / sp.sqrt(N)) != 0)
-        if N >= 2:
-            printed_fails.append(bool(sp.cancel(sqrtg - u ** (N - 1)) != 0))
+        bad += int(sp.cancel(sp.sqrt(1 / Acoef) - sqrtg_form(u, N)) != 0)
         # full (N+1)x(N+1) block h_a of (8.10)
         t = a ** 2 + b ** 2
         H = sp.zeros(N + 1, N + 1)
@@ -600,9 +632,19 @@ def _(p):
                 H[i, i + 1] = H[i + 1, i] = -a * b
         detH = _poly_det(H)
         bad += int(sp.expand(detH - (a ** 2 - b ** 2) * (a ** (2 * N) - b ** (2 * N)) / 4) != 0)
-        # co-area per pair: det h_a = (orbit factor)^2 * (corrected downstairs pair factor (a^2-b^2)/2)^2
+        # co-area per pair: det h_a = (orbit factor)^2 * (downstairs pair factor)^2
         orbit2 = sp.cancel((a ** (2 * N) - b ** (2 * N)) / (a ** 2 - b ** 2))
-        bad += int(sp.cancel(detH - orbit2 * ((a ** 2 - b ** 2) / 2) ** 2) != 0)
+        bad += int(sp.cancel(detH - orbit2 * pair(a, b) ** 2) != 0)
+    return bad
+
+
+@volume_form.symbolic(timeout=60)
+def _(p):
+    """d = 1: sqrt g = w^{(1-N)/N}/sqrt N from (4.14); det h_a^{k,l} = (a^2-b^2)(a^{2N}-b^{2N})/4 and the
+    co-area identity (upstairs = orbit x corrected downstairs), N = 1..8; and the change of variables."""
+    a, b = sp.symbols("a b", positive=True)
+    bad = _volume_failures("stated")
+    for N in range(1, 9):
         # change of variables sigma = lam^N (d = 2): corrected sigma-form x dSigma/dLambda = Lambda form;
         # (sigma_k^2)^{-(N-1)/(2N)} = lam_k^{-(N-1)}, sigma_k^{2/N} = lam_k^2
         sig_form = sp.Rational(1, 2) * sp.Integer(N) ** -1 * (a * b) ** (-(N - 1)) * (a ** 2 - b ** 2)
@@ -611,11 +653,22 @@ def _(p):
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy cancel (d=1 with w = u^N), exact det over QQ[a,b] + expand/cancel",
         "instances": [f"N={N}" for N in range(1, 9)],
-        "printed_d1_differs_for_N>=2": printed_fails,
         "proved": "sqrt g^N(w) = w^{(1-N)/N}/sqrt N (d=1); det h_a = (a^2-b^2)(a^{2N}-b^{2N})/4 = "
                   "[(a^{2N}-b^{2N})/(a^2-b^2)] * [(a^2-b^2)/2]^2 (co-area: upstairs density = Thm 10 orbit "
                   "density x corrected Thm 11 density); sigma-form x dSigma/dLambda = 2^{-1} N van(Lambda^2) (d=2)"},
         message="number of identities that did not reduce")
+
+
+@volume_form.mutant({
+    "printed_exponent": "(6.4) as printed at d = 1: sqrt g = w^{(N-1)/N} (exponent sign of det(Sigma^2))",
+    "missing_sqrt_N": "the corrected form without N^{-d/2}",
+    "missing_haar_half": "the pair factor |sigma_k^{2/N} - sigma_l^{2/N}| without the 1/2 of Frobenius-orthonormal dQ"},
+    timeout=60)
+def _(p, variant):
+    """The density misprinted, through the same identities: some must fail."""
+    bad = _volume_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities of the misprinted density did not reduce")
 
 
 @volume_form.reproduction
@@ -739,22 +792,53 @@ def _(p):
 entropy_monotone.property(over=("d", "N", "seed"), max_examples=20)
 
 
-@entropy_monotone.symbolic(timeout=60)
-def _(p):
-    """(a^N - b^N)/(a - b) = sum a^j b^{N-1-j}, whose a- and b-derivatives have positive coefficients, N=2..8."""
+#: the pair factor of S in a = sigma_k^{2/N}, b = sigma_l^{2/N} (sigma^2 = a^N), as printed in (6.2), and its
+#: nearest wrong variants (mutants): the Dyson-like factor (no denominator) and the quotient inverted
+PAIR_FACTORS = {
+    "stated": lambda a, b, N: (a ** N - b ** N) / (a - b),
+    "dyson_like": lambda a, b, N: a ** N - b ** N,
+    "quotient_inverted": lambda a, b, N: (a - b) / (a ** N - b ** N),
+}
+
+
+def _monotone_failures(form):
+    """The pair factor, cancelled, must be a polynomial in (a, b) whose a- and b-derivatives have only positive
+    coefficients (then log of it increases in both sigma's); count what fails, N = 2..8."""
     a, b = sp.symbols("a b", positive=True)
     bad = 0
     for N in range(2, 9):
-        f = sum(a ** j * b ** (N - 1 - j) for j in range(N))
-        bad += int(sp.expand(f * (a - b) - (a ** N - b ** N)) != 0)
+        num, den = sp.fraction(sp.cancel(PAIR_FACTORS[form](a, b, N)))
+        if not den.is_number:
+            bad += 1
+            continue
+        f = sp.expand(num / den)
+        bad += int(sp.expand(f * (a - b) - (a ** N - b ** N)) != 0) if form == "stated" else 0
         for x in (a, b):
             coeffs = sp.Poly(sp.diff(f, x), a, b).coeffs()
             bad += sum(1 for c in coeffs if not c > 0)
+    return bad
+
+
+@entropy_monotone.symbolic(timeout=60)
+def _(p):
+    """(a^N - b^N)/(a - b) = sum a^j b^{N-1-j}, whose a- and b-derivatives have positive coefficients, N=2..8."""
+    bad = _monotone_failures("stated")
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy expand; Poly coefficients", "instances": [f"N={N}" for N in range(2, 9)],
+        "method": "sympy cancel/expand; Poly coefficients", "instances": [f"N={N}" for N in range(2, 9)],
         "proved": "pair factor = f(sigma_k^{2/N}, sigma_l^{2/N}) with f increasing in both arguments; "
                   "d sigma^{2/N}/d sigma > 0, so dS/dsigma_k > 0 for d, N >= 2"},
         message="identities or coefficients that failed")
+
+
+@entropy_monotone.mutant({
+    "dyson_pair_factor": "pair factor sigma_i^2 - sigma_j^2 (Dyson-like, no denominator): decreasing in sigma_j",
+    "quotient_inverted": "pair factor (sigma_i^{2/N}-sigma_j^{2/N})/(sigma_i^2-sigma_j^2): not an increasing polynomial"},
+    timeout=60)
+def _(p, variant):
+    """The pair factor misprinted, through the same procedure: a derivative coefficient must fail."""
+    bad = _monotone_failures({"dyson_pair_factor": "dyson_like"}.get(variant, variant))
+    return Outcome(residual=bad, tolerance=0, values={"failures": bad},
+                   message=f"{bad} coefficient/polynomial conditions of the misprinted pair factor failed")
 
 
 @entropy_monotone.falsifier("dyson_like", search=("seed",))
@@ -842,26 +926,58 @@ def _(p):
 free_energy_minimisers.property(over=("N", "beta", "a"), max_examples=20)
 
 
-@free_energy_minimisers.symbolic(timeout=60)
-def _(p):
-    """(u^N - u^{-N})/(u - u^{-1}) = sum_j u^{N-1-2j} >= u^{N-1}: with u = sigma_1^{2/N}, sigma_1 sigma_2 = 1
-    (det W_a = 1), the pair factor is >= sigma_1^{2-2/N}; and E(W_a) = 0."""
+#: the energy (14.1) and the growth exponent of the pair factor along W_a (u^{N-1} = sigma_1^{2-2/N}), as the
+#: corrected statement uses them, and the nearest wrong variants (mutants): a confining energy (the full
+#: |W - I|^2, off-diagonal entry included) and the growth sigma_1^{2+2/N}
+RAY_FORMS = {
+    "stated": (lambda W: sp.Rational(1, 2) * ((W[0, 0] - 1) ** 2 + (W[1, 1] - 1) ** 2), lambda N: N - 1),
+    "full_frobenius_energy": (lambda W: sp.Rational(1, 2) * sum((W - sp.eye(2)).applyfunc(lambda x: x ** 2)),
+                              lambda N: N - 1),
+    "growth_exponent_N_plus_1": (lambda W: sp.Rational(1, 2) * ((W[0, 0] - 1) ** 2 + (W[1, 1] - 1) ** 2),
+                                 lambda N: N + 1),
+}
+
+
+def _ray_failures(form):
+    """The ray argument's identities for ``form``: the pair factor on W_a as a Laurent sum, its lower bound
+    u^{lead} (remainder with positive coefficients), E(W_a) = 0, det W_a = 1."""
+    energy, lead = RAY_FORMS[form]
     u, a = sp.symbols("u a", positive=True)
     bad = 0
     for N in range(2, 9):
         lhs = (u ** N - u ** -N) / (u - 1 / u)
         rhs = sum(u ** (N - 1 - 2 * j) for j in range(N))
         bad += int(sp.cancel(lhs - rhs) != 0)
-        # every term beyond u^{N-1} is positive: the remainder has positive coefficients in u, 1/u
-        bad += int(any(not c > 0 for c in sp.Poly(sp.expand((rhs - u ** (N - 1)) * u ** N), u).coeffs()))
+        # every term beyond u^{lead} is positive: the remainder has positive coefficients in u, 1/u
+        bad += int(any(not c > 0 for c in sp.Poly(sp.expand((rhs - u ** lead(N)) * u ** (N + 2)), u).coeffs()))
     W = sp.Matrix([[1, a], [0, 1]])
-    bad += int(sp.expand(sp.Rational(1, 2) * ((W[0, 0] - 1) ** 2 + (W[1, 1] - 1) ** 2)) != 0)
+    bad += int(sp.expand(energy(W)) != 0)
     bad += int(sp.expand(W.det() - 1) != 0)
+    return bad
+
+
+@free_energy_minimisers.symbolic(timeout=60)
+def _(p):
+    """(u^N - u^{-N})/(u - u^{-1}) = sum_j u^{N-1-2j} >= u^{N-1}: with u = sigma_1^{2/N}, sigma_1 sigma_2 = 1
+    (det W_a = 1), the pair factor is >= sigma_1^{2-2/N}; and E(W_a) = 0."""
+    bad = _ray_failures("stated")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy cancel / Poly", "instances": [f"N={N}" for N in range(2, 9)],
         "proved": "on W_a: E = 0, sigma_1 sigma_2 = 1, pair factor = sum_j sigma_1^{2(N-1-2j)/N} >= "
                   "sigma_1^{2-2/N}, hence S >= (N-1) log c_2 + (1-1/N) log sigma_1 -> inf as a -> inf"},
         message="identities that failed")
+
+
+@free_energy_minimisers.mutant({
+    "full_frobenius_energy": "E = 1/2|W - I|_F^2 (the off-diagonal entry observed too): E(W_a) = a^2/2 != 0, "
+                             "the ray is not on the zero set",
+    "growth_exponent_N_plus_1": "the pair factor bounded below by sigma_1^{2+2/N}: the remainder has a "
+                                "negative coefficient"}, timeout=60)
+def _(p, variant):
+    """The ray argument with the energy or the growth exponent changed: some identity must fail."""
+    bad = _ray_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failures": bad},
+                   message=f"{bad} identities of the altered ray argument failed")
 
 
 @free_energy_minimisers.falsifier("stated", search=("seed",))

@@ -302,25 +302,47 @@ def _cayley(ts, d):
     return (I - S) * (I + S).inv()
 
 
-@fibres.symbolic(timeout=60)
-def fibres_symbolic(p):
-    """For general layers W_p (symbols) and Cayley rotations R_p, phi(R_p W_p R_{p-1}^T) = phi(W) and
-    C_p -> R_p C_p R_p^T, so the O_d^{N-1} action preserves every fibre of phi and every M_G ⊇ M."""
-    bad, instances = 0, [(2, 2), (2, 3)]
-    for d, N in instances:
+def _fibre_failures(variant="stated"):
+    """Entries that do not cancel in phi(R W) - phi(W), C_p(R W) - R_p C_p R_p^T and R^T R - I for the action
+    W_p -> R_p W_p R_{p-1}^T with R_0 = R_N = I ('stated'), or its nearest wrong variants: R_N a rotation too
+    ('r_n_not_identity') or the transpose dropped ('no_transpose': W_p -> R_p W_p R_{p-1})."""
+    bad = 0
+    for d, N in FIBRE_INSTANCES:
         Ws = [sp.Matrix(d, d, lambda i, j, q=q: sp.Symbol(f"w{q}_{i}{j}")) for q in range(N, 0, -1)]
         m = d * (d - 1) // 2
-        R = [sp.eye(d)] + [_cayley(sp.symbols(f"t{q}_0:{m}"), d) for q in range(1, N)] + [sp.eye(d)]
-        Wn = [R[q] * dln.layer(Ws, q) * R[q - 1].T for q in range(N, 0, -1)]
+        last = _cayley(sp.symbols(f"t{N}_0:{m}"), d) if variant == "r_n_not_identity" else sp.eye(d)
+        R = [sp.eye(d)] + [_cayley(sp.symbols(f"t{q}_0:{m}"), d) for q in range(1, N)] + [last]
+        right = (lambda M: M) if variant == "no_transpose" else (lambda M: M.T)
+        Wn = [R[q] * dln.layer(Ws, q) * right(R[q - 1]) for q in range(N, 0, -1)]
         diff = dln.prod(Wn) - dln.prod(Ws)
         bad += sum(1 for e in diff if sp.cancel(sp.together(e)) != 0)
         for q, (Cn, C) in enumerate(zip(dln.conserved(Wn), dln.conserved(Ws)), start=1):
             bad += sum(1 for e in (Cn - R[q] * C * R[q].T) if sp.cancel(sp.together(e)) != 0)
         bad += sum(1 for R_ in R for e in (R_.T * R_ - sp.eye(d)) if sp.cancel(sp.together(e)) != 0)
+    return bad
+
+
+FIBRE_INSTANCES = [(2, 2), (2, 3)]
+
+
+@fibres.symbolic(timeout=60)
+def fibres_symbolic(p):
+    """For general layers W_p (symbols) and Cayley rotations R_p, phi(R_p W_p R_{p-1}^T) = phi(W) and
+    C_p -> R_p C_p R_p^T, so the O_d^{N-1} action preserves every fibre of phi and every M_G ⊇ M."""
+    bad = _fibre_failures()
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.cancel of every entry", "instances": [list(i) for i in instances],
+        "method": "sympy.cancel of every entry", "instances": [list(i) for i in FIBRE_INSTANCES],
         "proved": "phi(R W) = phi(W) and C_p(R W) = R_p C_p(W) R_p^T for the Cayley-parametrised "
                   "O_d^{N-1} action (R_0 = R_N = I)"}, message="number of entries that did not cancel to zero")
+
+
+@fibres.mutant({"r_n_not_identity": "the action with R_N free as well (O_d^N, not O_d^{N-1}): phi changes",
+                "no_transpose": "W_p -> R_p W_p R_{p-1} (transpose dropped): phi changes"}, timeout=60)
+def fibres_mutant(p, variant):
+    """The group action misstated, through the same procedure: entries must fail to cancel."""
+    bad = _fibre_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad},
+                   message=f"{bad} entries did not cancel for the misstated action")
 
 
 # ===========================================================================
@@ -397,13 +419,25 @@ def tangent_stated(p):
     return _tangent_outcome(p, "printed")
 
 
-@tangent.symbolic(timeout=60)
-def tangent_symbolic(p):
-    """With symbolic Q_p (any matrices), Lambda, theta, A_p: d/dt at 0 of e^{tA_p}Q_p(Lambda+t theta)Q_{p-1}^T
-    e^{-tA_{p-1}} expands to the corrected (8.2); the printed theta-term leaves nonzero entries."""
-    bad, printed_bad, instances = 0, 0, [(2, 2), (3, 2)]
+#: the differential (8.2) of z as corrected (E9), and the nearest misprints (mutants): the printed theta-term
+#: Q_p theta Q_p^T, and the sign of the right action flipped
+TANGENT_FORMS = {
+    "corrected": lambda A, Q, L, Th, q: A[q] * Q[q] * L * Q[q - 1].T + Q[q] * Th * Q[q - 1].T
+    - Q[q] * L * Q[q - 1].T * A[q - 1],
+    "printed_theta_term": lambda A, Q, L, Th, q: A[q] * Q[q] * L * Q[q - 1].T + Q[q] * Th * Q[q].T
+    - Q[q] * L * Q[q - 1].T * A[q - 1],
+    "right_action_sign": lambda A, Q, L, Th, q: A[q] * Q[q] * L * Q[q - 1].T + Q[q] * Th * Q[q - 1].T
+    + Q[q] * L * Q[q - 1].T * A[q - 1],
+}
+TANGENT_INSTANCES = [(2, 2), (3, 2)]
+
+
+def _tangent_failures(form):
+    """Entries of d/dt|_0 e^{tA_p}Q_p(Lambda+t theta)Q_{p-1}^T e^{-tA_{p-1}} minus the form that do not expand
+    to zero (symbolic Q_p, Lambda, theta, antisymmetric A_p)."""
+    bad = 0
     t = sp.Symbol("t")
-    for d, N in instances:
+    for d, N in TANGENT_INSTANCES:
         Q = [sp.Matrix(d, d, lambda i, j, q=q: sp.Symbol(f"q{q}_{i}{j}")) for q in range(N + 1)]
         A = []
         for q in range(N + 1):
@@ -421,16 +455,29 @@ def tangent_symbolic(p):
             Wt = (I + t * A[q] + t**2 * A[q]**2 / 2) * Q[q] * (L + t * Th) * Q[q - 1].T \
                 * (I - t * A[q - 1] + t**2 * A[q - 1]**2 / 2)
             dW = Wt.diff(t).subs(t, 0)
-            Wq = Q[q] * L * Q[q - 1].T
-            corr = A[q] * Wq + Q[q] * Th * Q[q - 1].T - Wq * A[q - 1]
-            prin = A[q] * Wq + Q[q] * Th * Q[q].T - Wq * A[q - 1]
-            bad += sum(1 for e in (dW - corr) if sp.expand(e) != 0)
-            printed_bad += sum(1 for e in (dW - prin) if sp.expand(e) != 0)
+            bad += sum(1 for e in (dW - TANGENT_FORMS[form](A, Q, L, Th, q)) if sp.expand(e) != 0)
+    return bad
+
+
+@tangent.symbolic(timeout=60)
+def tangent_symbolic(p):
+    """With symbolic Q_p (any matrices), Lambda, theta, A_p: d/dt at 0 of e^{tA_p}Q_p(Lambda+t theta)Q_{p-1}^T
+    e^{-tA_{p-1}} expands to the corrected (8.2)."""
+    bad = _tangent_failures("corrected")
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand of every entry", "instances": [list(i) for i in instances],
-        "nonzero_entries_printed_theta_term": printed_bad,
+        "method": "sympy.expand of every entry", "instances": [list(i) for i in TANGENT_INSTANCES],
         "proved": "d/dt|_0 z(Lambda + t theta, e^{tA_p}Q_p) = A_p W_p + Q_p theta Q_{p-1}^T - W_p A_{p-1}"},
         message="entries of (derivative - corrected (8.2)) that did not expand to zero")
+
+
+@tangent.mutant({"printed_theta_term": "(8.2) as printed: theta-term Q_p theta Q_p^T (E9)",
+                 "right_action_sign": "A_p W_p + Q_p theta Q_{p-1}^T + W_p A_{p-1} (sign of the right action)"},
+                timeout=60)
+def tangent_mutant(p, variant):
+    """The misprinted differential through the same procedure: entries must stay nonzero."""
+    bad = _tangent_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad},
+                   message=f"{bad} entries of (derivative - misprinted (8.2)) did not expand to zero")
 
 
 # ===========================================================================
@@ -508,10 +555,21 @@ def pullback_fixed(p):
     return _pullback_outcome(p, "fixed")
 
 
-@pullback.symbolic(timeout=60)
-def pullback_symbolic(p):
-    """(8.16) for all i<j, k<l (d = 4), and the Gram matrix of the rotated-frame vectors
-    X_p = B_p Lambda + theta - Lambda B_{p-1} (8.11)-(8.13) equals h exactly (symbolic lambda)."""
+#: (8.16)'s sign, the corner entries and the off-diagonal sign of h_a^{k,l} as Lemma 2 states them, and the
+#: nearest misprints (mutants)
+PULLBACK_FORMS = {
+    "stated": {"trace_sign": 1, "corner": sp.Rational(1, 2), "off_sign": -1},
+    "trace_sign_flipped": {"trace_sign": -1, "corner": sp.Rational(1, 2), "off_sign": -1},
+    "corners_not_halved": {"trace_sign": 1, "corner": sp.Integer(1), "off_sign": -1},
+    "offdiagonal_sign_flipped": {"trace_sign": 1, "corner": sp.Rational(1, 2), "off_sign": 1},
+}
+PULLBACK_INSTANCES = [(3, 3), (2, 4), (3, 1)]
+
+
+def _pullback_failures(form):
+    """Entries that do not expand to zero: (8.16) for all i<j, k<l (d = 4), and Gram(rotated-frame vectors
+    X_p = B_p Lambda + theta - Lambda B_{p-1}) - h for the instances, with the signs/corners of ``form``."""
+    fm = PULLBACK_FORMS[form]
     bad = 0
     d = 4
     lam = sp.symbols(f"l0:{d}", positive=True)
@@ -521,13 +579,13 @@ def pullback_symbolic(p):
         a = sp.zeros(dd, dd)
         a[k, l], a[l, k] = 1 / sp.sqrt(2), -1 / sp.sqrt(2)
         return a
-    dl = lambda a, b: 1 if a == b else 0
+    dl = lambda a, b: 1 if a == b else 0  # noqa: E731
     for i, j in pairs(d):
         for k, l in pairs(d):
-            e = (al(i, j, d) * L * al(k, l, d) * L).trace() - lam[i] * lam[j] * (dl(i, l) * dl(j, k) - dl(i, k) * dl(j, l))
+            e = (al(i, j, d) * L * al(k, l, d) * L).trace() \
+                - fm["trace_sign"] * lam[i] * lam[j] * (dl(i, l) * dl(j, k) - dl(i, k) * dl(j, l))
             bad += int(sp.expand(e) != 0)
-    instances = [(3, 3), (2, 4), (3, 1)]
-    for dd, N in instances:
+    for dd, N in PULLBACK_INSTANCES:
         lam_ = sp.symbols(f"l0:{dd}", positive=True)
         L = sp.diag(*lam_)
         vecs = []
@@ -545,17 +603,36 @@ def pullback_symbolic(p):
         h[:dd, :dd] = N * sp.eye(dd)
         o = dd
         for k, l in pairs(dd):
-            s2, off = lam_[k] ** 2 + lam_[l] ** 2, -lam_[k] * lam_[l]
+            s2, off = lam_[k] ** 2 + lam_[l] ** 2, fm["off_sign"] * lam_[k] * lam_[l]
             for q in range(N + 1):
-                h[o + q, o + q] = s2 / 2 if q in (0, N) else s2
+                h[o + q, o + q] = fm["corner"] * s2 if q in (0, N) else s2
                 if q < N:
                     h[o + q, o + q + 1] = h[o + q + 1, o + q] = off
             o += N + 1
         bad += sum(1 for e in (G - h) if sp.expand(e) != 0)
+    return bad
+
+
+@pullback.symbolic(timeout=60)
+def pullback_symbolic(p):
+    """(8.16) for all i<j, k<l (d = 4), and the Gram matrix of the rotated-frame vectors
+    X_p = B_p Lambda + theta - Lambda B_{p-1} (8.11)-(8.13) equals h exactly (symbolic lambda)."""
+    bad = _pullback_failures("stated")
     return Outcome(residual=bad, tolerance=0, values={
-        "method": "sympy.expand", "instances": ["(8.16), d=4, all pairs"] + [f"Gram = h, d={a}, N={b}" for a, b in instances],
+        "method": "sympy.expand",
+        "instances": ["(8.16), d=4, all pairs"] + [f"Gram = h, d={a}, N={b}" for a, b in PULLBACK_INSTANCES],
         "proved": "(8.16), (8.12)-(8.14) and the entries of (8.9)-(8.10) in the rotated frame B_p = Q_p^T A_p Q_p"},
         message="entries that did not expand to zero")
+
+
+@pullback.mutant({"trace_sign_flipped": "(8.16) with the sign flipped: lambda_i lambda_j (d_ik d_jl - d_il d_jk)",
+                  "corners_not_halved": "h_a^{k,l} with lambda_k^2 + lambda_l^2 in the corners (no 1/2)",
+                  "offdiagonal_sign_flipped": "h_a^{k,l} with +lambda_k lambda_l off the diagonal"}, timeout=60)
+def pullback_mutant(p, variant):
+    """Lemma 2 misprinted, through the same procedure: entries must stay nonzero."""
+    bad = _pullback_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"nonzero_entries": bad},
+                   message=f"{bad} entries did not expand to zero for the misprinted Lemma 2")
 
 
 # ===========================================================================
@@ -686,16 +763,15 @@ def _pair_block(N, a, b, w, sign):
     return vecs
 
 
-@basis.symbolic(timeout=60)
-def basis_symbolic(p):
-    """Exact in w = e^{i pi/N} modulo the cyclotomic polynomial, N = 2..7, symbolic lambda_k, lambda_l:
-    the discrete sine sums, the telescoping kernel identity, and for the corrected sign the Gram matrix
-    and the tangency equations of the pair block (u^{k,l,p})_{0<=p<=N}."""
+def _basis_failures(sign, Ns=tuple(range(2, 8))):
+    """Identities of Thm 14 that fail, exactly in w = e^{i pi/N} modulo the cyclotomic polynomial, for the
+    sign ``sign`` of (8.21) (-1 corrected, E12; +1 printed): the discrete sine sums, the telescoping kernel
+    identity, the Gram matrix and the tangency equations (dC = 0) of the pair block (u^{k,l,p})_{0<=p<=N}."""
     a, b, w = sp.symbols("a b w")
-    bad, Ns = 0, list(range(2, 8))
+    bad = 0
     for N in Ns:
-        s_ = lambda j: w ** (j % (2 * N)) - w ** ((-j) % (2 * N))
-        cos = lambda q: (w ** (q % (2 * N)) + w ** ((-q) % (2 * N))) / 2
+        s_ = lambda j: w ** (j % (2 * N)) - w ** ((-j) % (2 * N))  # noqa: E731
+        cos = lambda q: (w ** (q % (2 * N)) + w ** ((-q) % (2 * N))) / 2  # noqa: E731
         for q in range(1, N):
             for r in range(1, N):
                 # sum_s sin(s q pi/N) sin(s r pi/N) = N/2 delta  (sin*sin = -(s_ s_)/4)
@@ -708,8 +784,8 @@ def basis_symbolic(p):
         f = sp.symbols(f"f0:{N + 1}")
         e = sum(a ** (N - s) * b ** (s - 1) * (a * f[s - 1] - b * f[s]) for s in range(1, N + 1)) - (a ** N * f[0] - b ** N * f[N])
         bad += int(sp.expand(e) != 0)
-        # Gram of the pair block (corrected sign) and tangency: a x_{s+1} + b y_{s+1} = b x_s + a y_s
-        vecs = _pair_block(N, a, b, w, -1)
+        # Gram of the pair block and tangency: a x_{s+1} + b y_{s+1} = b x_s + a y_s
+        vecs = _pair_block(N, a, b, w, sign)
         geo = sum(a ** (2 * j) * b ** (2 * (N - 1 - j)) for j in range(N))
         for i, (ti, xi, yi) in enumerate(vecs):
             for j, (tj, xj, yj) in enumerate(vecs):
@@ -724,27 +800,31 @@ def basis_symbolic(p):
                 bad += int(not _cyclo_zero(e, w, N))
             for s in range(N - 1):
                 bad += int(not _cyclo_zero(a * xi[s + 1] + b * yi[s + 1] - b * xi[s] - a * yi[s], w, N))
+    return bad
+
+
+@basis.symbolic(timeout=60)
+def basis_symbolic(p):
+    """Exact in w = e^{i pi/N} modulo the cyclotomic polynomial, N = 2..7, symbolic lambda_k, lambda_l:
+    the discrete sine sums, the telescoping kernel identity, and for the corrected sign the Gram matrix
+    and the tangency equations of the pair block (u^{k,l,p})_{0<=p<=N}."""
+    bad = _basis_failures(-1)
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy Poly remainder modulo cyclotomic_poly(2N, w), w = exp(i pi/N); sympy.expand",
-        "instances": [f"N={N}" for N in Ns],
+        "instances": [f"N={N}" for N in range(2, 8)],
         "proved": "sum_s sin(s th) sin(s th') = N/2 delta; sum_s sin((s-1) th) sin(s th) = N/2 cos th; "
                   "telescoping kernel identity; pair-block Gram = diag(norms) and tangency (dC = 0) with '-'"},
         message="identities that did not reduce to zero")
 
 
-@basis.falsifier("stated_symbolic")
-def basis_stated_symbolic(p):
-    """Exact tangency equations a x_{s+1} + b y_{s+1} = b x_s + a y_s for the printed '+' sign at N = p.N
-    (symbolic lambda): the number of equations that fail."""
-    a, b, w = sp.symbols("a b w")
-    N = p.N
-    failed = 0
-    for t, x, y in _pair_block(N, a, b, w, +1):
-        for s in range(N - 1):
-            failed += int(not _cyclo_zero(a * x[s + 1] + b * y[s + 1] - b * x[s] - a * y[s], w, N))
-    return Outcome(residual=failed, tolerance=0, values={"N": N, "failed_tangency_equations": failed,
-                                                         "method": "exact, modulo cyclotomic_poly(2N)"},
-                   message="tangency equations of the printed u^{k,l,p} that do not vanish identically")
+@basis.mutant("printed_plus_sign", timeout=60)
+def basis_mutant(p):
+    """(8.21) as printed ('+', E12) through the same exact procedure: its tangency equations fail (the
+    printed u^{k,l,p} are orthonormal but normal to M)."""
+    bad = _basis_failures(+1)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad,
+                                                      "method": "exact, modulo cyclotomic_poly(2N)"},
+                   message=f"{bad} identities (tangency equations) of the printed u^{{k,l,p}} did not vanish")
 
 
 # ===========================================================================
@@ -958,10 +1038,23 @@ def sketch_printed_metric(p):
     return _sketch_outcome(p, metric="printed")
 
 
-@sketch.symbolic(timeout=60)
-def sketch_symbolic(p):
-    """N = 1..8, symbolic lambda: the geometric sum giving phi_* u^{k,l,0}, the telescoping kernel identity,
-    and the unit g^N norms via Lemma 1 with sigma = lambda^N."""
+#: the squared coefficients of phi_* u^{k,l,0} and phi_* l^k (in a = lambda_k, b = lambda_l) and the g^N weight
+#: of u_k v_k^T, as the proof sketch has them, and the nearest misprints (mutants): the edge coefficient without
+#: its square root, and the diagonal weight of (7.15) as printed (E8), N sigma^{2-2/N} in place of its inverse
+SKETCH_FORMS = {
+    "stated": {"edge2": lambda a, b, N: (a ** (2 * N) - b ** (2 * N)) / (a ** 2 - b ** 2), "printed_diag": False},
+    "edge_coefficient_not_square_rooted": {
+        "edge2": lambda a, b, N: ((a ** (2 * N) - b ** (2 * N)) / (a ** 2 - b ** 2)) ** 2, "printed_diag": False},
+    "diagonal_weight_7_15_printed": {
+        "edge2": lambda a, b, N: (a ** (2 * N) - b ** (2 * N)) / (a ** 2 - b ** 2), "printed_diag": True},
+}
+
+
+def _sketch_failures(form):
+    """N = 1..8, symbolic lambda: the geometric sum giving phi_* u^{k,l,0}, the telescoping kernel identity, and
+    the g^N norms |c Z|^2 = c^2 / mu(Z) of the images, mu the eigenvalue of A_{N,W} (4.14) on u_k v_l^T summed
+    from its definition, sum_j sigma_k^{2(N-j)/N} sigma_l^{2(j-1)/N} with sigma = lambda^N; count failures."""
+    fm = SKETCH_FORMS[form]
     a, b = sp.symbols("a b", positive=True)
     bad = 0
     for N in range(1, 9):
@@ -970,16 +1063,36 @@ def sketch_symbolic(p):
         f = sp.symbols(f"f0:{N + 1}")
         tel = sum(a ** (N - s) * b ** (s - 1) * (a * f[s - 1] - b * f[s]) for s in range(1, N + 1))
         bad += int(sp.expand(tel - (a ** N * f[0] - b ** N * f[N])) != 0)
-        # off-diagonal eigenvalue of A^{-1}: (sigma_k^{2/N} - sigma_l^{2/N})/(sigma_k^2 - sigma_l^2), sigma = lambda^N
-        ratio = (a ** (2 * N) - b ** (2 * N)) / (a * a - b * b)
-        bad += int(sp.cancel(ratio * (a * a - b * b) / (a ** (2 * N) - b ** (2 * N)) - 1) != 0)
-        # diagonal: |phi_* l^k|^2_{g^N} = N a^{2N-2} / (N sigma^{2-2/N}) = 1
-        sig = a ** N
-        bad += int(sp.simplify(N * a ** (2 * N - 2) / (N * sig ** (2 - sp.Rational(2, N))) - 1) != 0)
+        mu = lambda x, y: sum(x ** (2 * (N - j)) * y ** (2 * (j - 1)) for j in range(1, N + 1))  # noqa: E731
+        # off-diagonal image c u_l v_k^T: unit g^N norm
+        bad += int(sp.cancel(fm["edge2"](a, b, N) / mu(b, a) - 1) != 0)
+        # diagonal image sqrt(N) a^{N-1} u_k v_k^T: unit g^N norm
+        weight = N * a ** (2 * N - 2) if fm["printed_diag"] else 1 / mu(a, a)
+        bad += int(sp.cancel(N * a ** (2 * N - 2) * weight - 1) != 0)
+    return bad
+
+
+@sketch.symbolic(timeout=60)
+def sketch_symbolic(p):
+    """N = 1..8, symbolic lambda: the geometric sum giving phi_* u^{k,l,0}, the telescoping kernel identity,
+    and the unit g^N norms of the images, with A_{N,W}'s eigenvalues summed from (4.14) (sigma = lambda^N)."""
+    bad = _sketch_failures("stated")
     return Outcome(residual=bad, tolerance=0, values={
         "method": "sympy.expand / cancel", "instances": [f"N={N}" for N in range(1, 9)],
         "proved": "(a^2-b^2) sum_s a^{2(s-1)} b^{2(N-s)} = a^{2N}-b^{2N}; telescoping kernel identity; "
-                  "unit g^N norms of phi_* u^{k,l,0}, phi_* l^k"}, message="identities that did not reduce to zero")
+                  "unit g^N norms of phi_* u^{k,l,0}, phi_* l^k against the eigenvalues of A_{N,W} from (4.14)"},
+        message="identities that did not reduce to zero")
+
+
+@sketch.mutant({"edge_coefficient_not_square_rooted": "phi_* u^{k,l,0} = (lambda_k^{2N}-lambda_l^{2N})/"
+                                                      "(lambda_k^2-lambda_l^2) u_l v_k^T (no square root)",
+                "diagonal_weight_7_15_printed": "g^N(u_kv_k^T) = N sigma_k^{2-2/N} as printed in (7.15) (E8)"},
+               timeout=60)
+def sketch_mutant(p, variant):
+    """The proof sketch misprinted, through the same procedure: some norm must fail to be 1."""
+    bad = _sketch_failures(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed_identities": bad},
+                   message=f"{bad} identities failed for the misprinted sketch")
 
 
 # ===========================================================================
