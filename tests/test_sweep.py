@@ -41,6 +41,17 @@ TOY = textwrap.dedent('''
             return inconclusive("x below 1e-2")
         return Outcome(residual=p.x, tolerance=100.0, message=f"x = {p.x!r}")
 
+    def _never(p):
+        raise ParamError("k + m must exceed 6 (never, in these ranges)")
+
+    never = Claim(id="menon.sweep_toy_never", title="toy: unsatisfiable constraint", label="toy", lines=(1, 1),
+                  statement="x", status="holds", validate=_never,
+                  params=[Param.int("k", 1, 1, 3), Param.int("m", 1, 1, 3)])
+
+    @never.numeric
+    def _(p):
+        return Outcome(residual=0.0, tolerance=1.0)
+
     hang = Claim(id="menon.sweep_toy_hang", title="toy: hangs where x > 1", label="toy", lines=(1, 1),
                  statement="x", status="holds", params=[Param.float("x", 1.0, 1e-3, 1e3)])
 
@@ -62,7 +73,7 @@ def toy(tmp_path, monkeypatch):
     mod = importlib.import_module("sweep_toy_claims")
     from theorems.registry import registry
     yield mod
-    for c in (mod.refuted, mod.hang):
+    for c in (mod.refuted, mod.never, mod.hang):
         registry.pop(c.id, None)
     sys.modules.pop("sweep_toy_claims", None)
 
@@ -120,7 +131,9 @@ def test_planted_refutation_replays_through_theorems_check(toy, tmp_path):
     res = sw.sweep([toy.refuted], draws=12, seed=5, scheduler="serial", timeout=60)
     e = res["claims"]["menon.sweep_toy_refuted"]
     assert sum(e[k] for k in sw.TALLY_KEYS) == 12
-    assert e["rejected"] > 0 and e["refuted"] > 0 and e["certified"] > 0  # k > m: rejected, not a failure
+    # k > m violates the validator: such a set is drawn again (rejection sampling), never a failure
+    assert e["rejected"] == 0 and e["refuted"] > 0 and e["certified"] > 0
+    assert res["meta"]["resampled"]["menon.sweep_toy_refuted"] > 0
     assert res["summary"]["refuted_true"] == e["refuted"] and len(e["failures"]) == e["refuted"]
     f = e["failures"][0]
     assert f["verdict"] == "refuted" and f["params"]["x"] > 100
@@ -132,6 +145,13 @@ def test_planted_refutation_replays_through_theorems_check(toy, tmp_path):
     assert proc.returncode == 1, proc.stderr
     rec = json.loads(proc.stdout)
     assert rec["verdict"] == "refuted" and rec["params"]["x"] == f["params"]["x"]
+
+
+def test_a_constraint_no_draw_satisfies_is_tallied_rejected(toy):
+    res = sw.sweep([toy.never], draws=3, seed=5, scheduler="serial", timeout=60)
+    e = res["claims"]["menon.sweep_toy_never"]
+    assert e["rejected"] == 3 and e["certified"] == 0 and res["summary"]["errors"] == 0
+    assert res["meta"]["resampled"]["menon.sweep_toy_never"] == 3 * (sw.RESAMPLE - 1)
 
 
 def test_a_draw_past_the_time_limit_is_an_error_and_the_next_runs(toy):

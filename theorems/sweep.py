@@ -28,8 +28,10 @@ The draws (:func:`draw_value`, one function for every kind)
     SHA-256 (:func:`draw_rng`), never Python's salted ``hash()``: a draw replays alone
     (``draw_params(claim, seed, index)``), and the tallies do not depend on the engine, on the number
     of workers or on the order the draws run in.  The claim's validator runs on the drawn set: a
-    :class:`~theorems.params.ParamError` (or ``ValueError``) from it is tallied ``rejected`` (a
-    cross-parameter constraint such as ``k <= d``), not a failure.
+    :class:`~theorems.params.ParamError` (or ``ValueError``) from it means a cross-parameter
+    constraint such as ``k <= d``: the set is drawn again (up to ``RESAMPLE`` = 20 sets per draw,
+    keyed by the attempt as well), and only a draw with no legal set among them is tallied
+    ``rejected``, not a failure.
 
 The time limit (``--timeout``)
     A Dask worker runs its tasks in threads, where SIGALRM cannot interrupt them, and a check stuck in
@@ -185,16 +187,38 @@ def draw_value(param: Param, rng: np.random.Generator, drawn_so_far: dict) -> An
     raise SweepError(f"parameter {param.name} has unknown kind {k!r}")  # pragma: no cover
 
 
-def draw_params(claim, seed: int, index: int) -> dict:
-    """Draw ``index`` of ``claim`` for sweep ``seed``: ``{name: value}`` (parameters left at their
-    default omitted), a function of (seed, claim id, index) alone."""
+#: draws of one index tried until one passes the claim's validator (cross-parameter constraints)
+RESAMPLE = 20
+
+
+def _draw_once(claim, seed: int, index: int, attempt: int) -> dict:
     drawn: dict = {}
     context = {p.name: p.default for p in claim.params}   # what a shape may refer to: drawn, else default
     for p in claim.params:
-        drawn[p.name] = draw_value(p, draw_rng(seed, claim.id, index, p.name), context)
+        key = p.name if attempt == 0 else f"{p.name}#{attempt}"
+        drawn[p.name] = draw_value(p, draw_rng(seed, claim.id, index, key), context)
         if drawn[p.name] is not None:
             context[p.name] = drawn[p.name]
     return {k: v for k, v in drawn.items() if v is not None}
+
+
+def draw_params(claim, seed: int, index: int, with_attempts: bool = False):
+    """Draw ``index`` of ``claim`` for sweep ``seed``: ``{name: value}`` (parameters left at their
+    default omitted), a function of (seed, claim id, index) alone.  A set that the claim's validator
+    rejects (a cross-parameter constraint such as ``zeros <= d``) is drawn again, up to ``RESAMPLE``
+    times, from generators keyed by the attempt too (rejection sampling: the legal draws keep the
+    declared distributions conditioned on the constraint); the last set is returned when none passes,
+    and the sweep tallies it ``rejected``.  ``with_attempts``: also return how many sets were drawn."""
+    for attempt in range(RESAMPLE):
+        params = _draw_once(claim, seed, index, attempt)
+        try:
+            claim.resolve(params)
+        except ValueError:          # ParamError or a validator's ValueError: draw again
+            continue
+        except Exception:           # noqa: BLE001 - the validator itself broke: run_draw reports it
+            break
+        break
+    return (params, attempt + 1) if with_attempts else params
 
 
 # ---------------------------------------------------------------------------
@@ -475,8 +499,8 @@ def run_draw(claim_id: str, module: str | None, seed: int, index: int, backend: 
     thread's draw process with the deadline.  Returns ``{"claim", "index", "params", "verdict",
     "message", "seconds"}``."""
     claim = _load(claim_id, module)
-    params = draw_params(claim, seed, index)
-    out = {"claim": claim_id, "index": index, "params": params}
+    params, attempts = draw_params(claim, seed, index, with_attempts=True)
+    out = {"claim": claim_id, "index": index, "params": params, "attempts": attempts}
     try:
         claim.resolve(params)
     except ValueError as exc:  # ParamError (and a validator's plain ValueError): a cross-parameter constraint
@@ -631,15 +655,20 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
     table = tally(claims, results, backend)
     ran = sum(e[k] for e in table.values() for k in TALLY_KEYS if k != "rejected")
     incon = sum(e["inconclusive"] for e in table.values())
-    seconds = {}
+    seconds, resampled = {}, {}
     for cid, rows in results.items():
         ts = [x["seconds"] for x in rows]
         seconds[cid] = {"total": round(sum(ts), 4), "max": round(max(ts), 4) if ts else 0.0}
+        extra = sum(int(x.get("attempts", 1)) - 1 for x in rows)
+        if extra:
+            resampled[cid] = extra
     meta = {"seed": seed, "draws": draws, "engine": engine.name, "workers": engine.workers, "backend": backend,
             "timeout": timeout, "memory_limit_gb": memory_gb, "wall_seconds": round(wall, 2),
             "ranges": "declared (Param.low/high); log-uniform where positive and >= 2 decades",
             "inconclusive_rate": "inconclusive / draws run (rejected excluded)",
-            "skipped": dict(skipped or {}), "seconds": seconds}
+            "skipped": dict(skipped or {}), "seconds": seconds,
+            "resampled": resampled,   # sets the claim's validator rejected and the sweep drew again
+            "resample_limit": RESAMPLE}
     summary = {"claims": len(claims), "draws": len(tasks),
                "refuted_true": sum(e["refuted"] for e in table.values()),
                "errors": sum(e["error"] for e in table.values()),
