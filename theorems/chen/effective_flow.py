@@ -196,14 +196,39 @@ def flow_property(p):
     "sign_4_1": "(1.14)/(4.1) write R' = -Omega R (E3): with the corrected Omega the flow leaves the gradient flow.",
 }, search=("seed",))
 def _(p, variant):
-    return _compare(p, **{"stated": dict(kind="stated"), "sign_4_1": dict(kind="corrected", sign=-1.0)}[variant])
+    out = _compare(p, **{"stated": dict(kind="stated"), "sign_4_1": dict(kind="corrected", sign=-1.0)}[variant])
+    if out.decide() != "certified":
+        return out
+    # A variant that certifies is decided only where it differs from the corrected field: the printed (3.22)
+    # differs by (1/2)[H, xx^T] and the sign variant by 2 Omega, both sums over points in off-diagonal
+    # sectors.  Where that difference, integrated over [0, T] along the direct trajectory, is below the
+    # tolerance the instance cannot discriminate (e.g. one point per cluster outside every off-diagonal
+    # sector): inconclusive, not a failed falsifier.
+    clusters, yt, betas, Rs = flow_instance(p)
+    n = max(1, int(round(p.T / p.h)))
+    ys, Rss = cm.integrate("direct", betas, Rs, clusters, yt, p.T / n, n, backend="numba")
+    disc = 0.0
+    for i in range(0, n + 1, max(1, n // 50)):
+        bs_i, Rs_i = cm.unpack_state(ys[i], Rss[i])
+        for j in range(p.clusters):
+            co = cm.omega_corrected(Rs_i[j], bs_i[j], clusters[j], yt[j])
+            d = (cm.omega_stated(Rs_i[j], bs_i[j], clusters[j], yt[j]) - co) if variant == "stated" else 2 * co
+            disc = max(disc, float(np.max(np.abs(d))))
+    if disc * p.T <= out.tolerance:
+        return inconclusive(f"the instance does not discriminate: the {variant} field differs from the corrected "
+                            f"one by at most {disc:.1e} along the trajectory (no off-diagonal mass)",
+                            field_difference=disc, **out.values)
+    out.values["field_difference"] = disc
+    return out
 
 
 @flow.reproduction()
 def flow_reproduction(p):
     """Catalogue R0/R4 (traj.py, Q=2, N=8, T=8): printed flow drifts by max|dR| = 0.181 from the direct flow,
-    corrected agrees to 1.1e-14.  Own instance (the catalogue's generator is not kept): the same orders of
-    magnitude are asserted: stated drift in [0.018, 1.8] (0.181 within a factor 10), corrected <= 1e-12."""
+    corrected agrees to 1.1e-14.  Own instance with the catalogue's Q, N, T, spread and target (the catalogue's
+    generator and seed are not kept), so its drift cannot be matched digit for digit: over seeds 0-5 this
+    construction drifts by 0.034-0.48 (0.237 at the default seed).  Asserted: stated drift within a factor 2 of
+    0.181 (log10 gap <= 0.3; was a factor 10 before the issue-19 audit), corrected <= 1e-12."""
     p = flow.resolve({"Q": 2, "clusters": 1, "layers": 1, "points_per_cluster": 8, "T": 8.0, "h": 4e-3,
                       "spread": 0.35, "target": 0.5})
     st, co = _compare(p, "stated"), _compare(p, "corrected")
@@ -211,7 +236,7 @@ def flow_reproduction(p):
         return inconclusive("separation lost", stated=st.message, corrected=co.message)
     drift = st.values["rotation_deviation"]
     agree = max(co.values["rotation_deviation"], co.values["bias_deviation"])
-    return Outcome.from_parts({"stated_drift_order": (abs(np.log10(drift / 0.181)), 1.0),
+    return Outcome.from_parts({"stated_drift_order": (abs(np.log10(drift / 0.181)), np.log10(2.0)),
                                "corrected_agreement": (agree, 1e-12)},
                               message=f"stated drift {drift:.3g} (catalogue 0.181), corrected {agree:.2e} "
                                       f"(catalogue 1.1e-14)",

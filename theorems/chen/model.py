@@ -52,6 +52,107 @@ def network(p):
     return Ws, bs, X
 
 
+def _gam(n):
+    """gamma_n = n u / (1 - n u), u = eps/2 (Higham, Accuracy and Stability, (3.8))."""
+    u = EPS / 2
+    return n * u / (1 - n * u)
+
+
+def _n2(A):
+    return float(np.linalg.norm(A, 2))
+
+
+def _cumulative_err(Ws, bs):
+    """cm.cumulative with first-order normwise bounds on the rounding of W^(l), b^(l), beta^(l):
+    ||fl(AB) - AB||_F <= gamma_Q ||A||_F ||B||_F; the solve W^{-1} b_l (LU, partial pivoting) errs by
+    <= ||W^{-1}||_2 (gamma_{3Q} || |L||U| ||_F + dW) ||s|| (Higham Thm 9.4), dW the error of W^(l)."""
+    import scipy.linalg as sla
+    Q = Ws[0].shape[0]
+    out = []
+    W = b = beta = None
+    dbeta = 0.0
+    for Wl, bl in zip(Ws, bs):
+        if W is None:
+            W, dW, b, db = Wl, 0.0, bl, 0.0
+        else:
+            dW = _n2(Wl) * dW + _gam(Q) * np.linalg.norm(Wl) * np.linalg.norm(W)
+            db = _n2(Wl) * db + _gam(Q + 1) * (np.linalg.norm(Wl) * np.linalg.norm(b) + np.linalg.norm(bl))
+            W, b = Wl @ W, Wl @ b + bl
+        Pm, Lm, Um = sla.lu(W)
+        lu = float(np.linalg.norm(np.abs(Pm @ Lm) @ np.abs(Um)))
+        Winv = np.linalg.inv(W)
+        s = np.linalg.solve(W, bl)
+        ds = _n2(Winv) * (_gam(3 * Q) * lu + dW) * np.linalg.norm(s)
+        beta, dbeta = (s, ds) if beta is None else (beta + s, dbeta + ds + _gam(1) * np.linalg.norm(beta + s))
+        out.append({"W": W, "dW": dW, "b": b, "db": db, "beta": beta, "dbeta": dbeta, "Winv": Winv, "lu": lu})
+    return out
+
+
+def _chain_bound(jacs, local, final):
+    """First-order propagation of local rounding errors through a chain of linear(ised) maps, per point:
+    sum_l sum_k ||final J_L ... J_{l+1} G_lk||_2 delta_lk (norms of products, not products of norms, so that
+    W^(l) W^(l)^{-1} cancels).  jacs[l][i] (Q, Q): Jacobian of step l at point i; local[l]: list of
+    (G, delta) with G None (identity), one (Q, Q) matrix or a list of them per point, delta (N,) the size of
+    an error made inside step l that reaches its output through G."""
+    N = local[0][0][1].shape[0]
+    out = np.zeros(N)
+    for i in range(N):
+        P = final.copy()
+        for l in range(len(jacs) - 1, -1, -1):
+            for G, d in local[l]:
+                g = P if G is None else P @ (G[i] if isinstance(G, list) else G)
+                out[i] += _n2(g) * d[i]
+            P = P @ jacs[l][i]
+    return out
+
+
+def _forward_err(Ws, bs, X, final=None):
+    """cm.forward, and a first-order bound per point (column) on the rounding of final @ x^(L): the step
+    x -> relu(W_l x + b_l) errs locally by gamma_{Q+1}(||W_l||_F |x| + |b_l|) and passes an error on through
+    its Jacobian D_l W_l (relu exact, D_l the activation pattern).  Returns (x^(L), bound)."""
+    Q = X.shape[0]
+    final = np.eye(Q) if final is None else final
+    z = X
+    jacs, local = [], []
+    for W, b in zip(Ws, bs):
+        a = W @ z + b[:, None]
+        D = [np.diag((a[:, i] > 0).astype(float)) for i in range(z.shape[1])]
+        local.append([(D, _gam(Q + 1) * (np.linalg.norm(W) * np.linalg.norm(z, axis=0) + np.linalg.norm(b)))])
+        jacs.append([d @ W for d in D])
+        z = cm.relu(a)
+    return z, _chain_bound(jacs, local, final)
+
+
+def _compose_err(cum, X, upto, final=None):
+    """I^(l)(X) through tau(z) = W^{-1} sigma(W(z + beta)) - beta (cm.compose, general=True), and a
+    first-order bound per point on the rounding of final @ I^(l)(X).  An error in z reaches tau(z) through
+    the Jacobian W^{-1} D W (D the activation pattern of the point; the identity when no coordinate is
+    truncated).  Local rounding of one step: v = W t to (dW + gamma_Q ||W||_F)|t| (reaching the output through
+    W^{-1} D), the solve to ||W^{-1}||(gamma_{3Q} || |L||U| ||_F + dW)|w| (Higham Thm 9.4), the additions to
+    gamma_1, and beta's error dbeta on both sides ((J - I) dbeta)."""
+    Q, N = X.shape
+    final = np.eye(Q) if final is None else final
+    z = X
+    jacs, local = [], []
+    for c in cum[:upto]:
+        W, Winv, beta = c["W"], c["Winv"], c["beta"]
+        t = z + beta[:, None]
+        v = W @ t
+        w = np.linalg.solve(W, cm.relu(v))
+        zn = w - beta[:, None]
+        WD = [Winv * (v[:, i] > 0)[None, :] for i in range(N)]          # W^{-1} D
+        J = [wd @ W for wd in WD]
+        nt, nw = np.linalg.norm(t, axis=0), np.linalg.norm(w, axis=0)
+        local.append([(WD, (c["dW"] + _gam(Q) * np.linalg.norm(W)) * nt),            # v = W t
+                      (Winv, (_gam(3 * Q) * c["lu"] + c["dW"]) * nw),                 # the solve's backward error
+                      ([j - np.eye(Q) for j in J], np.full(N, c["dbeta"])),           # beta enters as (J - I) dbeta
+                      (J, _gam(1) * nt),                                             # t = z + beta
+                      (None, _gam(1) * np.linalg.norm(zn, axis=0))])                  # z' = w - beta
+        jacs.append(J)
+        z = zn
+    return z, _chain_bound(jacs, local, final)
+
+
 def _scale(Ws, bs, X):
     """1 + the largest |entry| of products that appear: crude magnitude for rounding models."""
     c = max(np.linalg.cond(np.linalg.multi_dot(Ws[::-1]) if len(Ws) > 1 else Ws[0]), 1.0)
@@ -293,13 +394,24 @@ def _hid_outcome(p, printed=False):
     Ws, bs, X = network(p)
     Wc, bc, betas = cm.cumulative(Ws, bs)
     xs = cm.forward(Ws, bs, X)
-    errs = []
+    cum = _cumulative_err(Ws, bs)
+    errs, bounds = [], []
     for l in range(1, p.L + 1):
         I = cm.compose(Wc[:l], betas[:l], X, general=True)
         pred = Wc[l - 1] @ (I if printed else I + betas[l - 1][:, None])
         errs.append(float(np.max(np.abs(xs[l] - pred))))
-    tol = 16 * p.Q * p.L * EPS * _scale(Ws, bs, X)
-    return Outcome(residual=max(errs), tolerance=tol, values={"error_per_layer": errs,
+        # error model: first-order bounds of both sides propagated through the actual Jacobians
+        # (_forward_err, _compose_err with final = W^(l)), doubled for the second-order terms; the printed
+        # variant has the same rounding, its gap is W^(l) beta^(l) = b^(l)
+        c = cum[l - 1]
+        _, e_f = _forward_err(Ws[:l], bs[:l], X)
+        Z, eZ = _compose_err(cum, X, l, final=c["W"])
+        t = Z + (0.0 if printed else c["beta"][:, None])
+        ep = (eZ + _n2(c["W"]) * ((0.0 if printed else c["dbeta"]) + _gam(1) * np.linalg.norm(t, axis=0))
+              + (c["dW"] + _gam(p.Q) * np.linalg.norm(c["W"])) * np.linalg.norm(t, axis=0))
+        bounds.append(float(np.max(e_f + ep)))
+    tol = 2 * max(bounds)
+    return Outcome(residual=max(errs), tolerance=tol, values={"error_per_layer": errs, "error_bound_per_layer": bounds,
                                                               "norm_b_cumulative": [float(np.linalg.norm(b)) for b in bc]},
                    message=f"max_l |x^(l) - formula| = {max(errs):.2e}")
 
@@ -348,8 +460,23 @@ def _out_outcome(p, zero_bias=False):
     y = W_out @ cm.forward(Ws, bs, X)[-1] + b_out[:, None]
     pred = (W_out @ Wc[-1]) @ cm.compose(Wc, betas, X, general=True)
     res = float(np.max(np.abs(y - pred)))
-    tol = 16 * p.Q * (p.L + 1) * EPS * _scale(Ws + [W_out], bs, X)
-    return Outcome(residual=res, tolerance=tol, values={"shift": float(np.linalg.norm(W_out @ Wc[-1] @ betas[-1] + b_out))},
+    # error model: first-order normwise bounds per point of every operation on both sides (Higham ch. 3, 9),
+    # each local error carried to the output through the norm of the actual Jacobian product (relu
+    # patterns D_l; _forward_err, _compose_err), doubled for the second-order terms.  Output side: the chain
+    # W_out D_L W_L ... plus the rounding of W_out x^(L) + b_out and of b_out; formula side: M = W_out W^(L)
+    # known to dM, the chain M J_L ... J_1 of the truncation maps, plus (dM + gamma_Q ||M||_F)|Z|.
+    cum = _cumulative_err(Ws, bs)
+    c = cum[-1]
+    xL, eL = _forward_err(Ws, bs, X, final=W_out)
+    e_bout = 0.0 if zero_bias else _n2(W_out) * c["db"] + _gam(p.Q) * np.linalg.norm(W_out) * np.linalg.norm(c["b"])
+    e_y = eL + _gam(p.Q + 1) * (np.linalg.norm(W_out) * np.linalg.norm(xL, axis=0) + np.linalg.norm(b_out)) + e_bout
+    M = W_out @ c["W"]
+    Z, eZ = _compose_err(cum, X, p.L, final=M)
+    dM = _n2(W_out) * c["dW"] + _gam(p.Q) * np.linalg.norm(W_out) * np.linalg.norm(c["W"])
+    e_pred = eZ + (dM + _gam(p.Q) * np.linalg.norm(M)) * np.linalg.norm(Z, axis=0)
+    tol = 2 * float(np.max(e_y + e_pred))
+    return Outcome(residual=res, tolerance=tol, values={"shift": float(np.linalg.norm(W_out @ Wc[-1] @ betas[-1] + b_out)),
+                                                        "tolerance_over_residual": tol / res if res > 0 else float("inf")},
                    message=f"|x^(L+1) - W^(L+1) I^(L)| = {res:.2e}")
 
 
