@@ -502,6 +502,10 @@ def cmd_sweep(args) -> int:
                           on_draw=None if log is None else (lambda r: log is not None and on_draw(r)))
     except sw.SweepError as exc:
         return _bad(str(exc))
+    except KeyboardInterrupt:
+        where = f"; the draws that finished are in {out_dir / 'draws.jsonl'}" if out_dir is not None else ""
+        sys.stderr.write(f"theorems: sweep interrupted{where}\n")
+        return 130
     finally:
         if log is not None:
             log.close()

@@ -556,10 +556,16 @@ class _Dask:
         self.cluster = None
         if scheduler == "local":
             # no dashboard; the scheduler's small HTTP server (health routes) on a free local port, not 8787
-            self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                        dashboard_address=None, silence_logs=logging.ERROR,
-                                        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
-            self.client = Client(self.cluster)
+            try:
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                            dashboard_address=None, silence_logs=logging.ERROR,
+                                            scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"})
+                self.client = Client(self.cluster)
+            except Exception as exc:  # noqa: BLE001 - no processes, no sockets: say so in one line
+                if self.cluster is not None:
+                    self.cluster.close()
+                raise SweepError(f"cannot start a Dask LocalCluster ({type(exc).__name__}: "
+                                 f"{(str(exc).splitlines() or [''])[0]}); try --scheduler serial") from None
             self.name = "local"
         else:
             try:
