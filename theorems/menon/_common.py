@@ -93,3 +93,44 @@ def too_many_steps(T, h, what="h"):
         return inconclusive(f"{what}={h!r} over T={T!r} needs {n:.3g} steps, more than the {MAX_STEPS:.0e} this "
                             f"check runs; take a larger {what}", steps=n)
     return None
+
+
+# ---------------------------------------------------------------------------
+# Cost model of the Monte-Carlo checks (sweeps draw paths, T and dt over their whole declared ranges, so the
+# requested work paths * T/dt * (cost of one path-step) is unbounded; a draw must finish well inside the sweep's
+# 60 s timeout on a shared 2-core machine).
+MC_BUDGET_S = 10.0   # estimated seconds of simulation one numeric check may spend (measured constants below)
+MC_MIN_PATHS = 30    # fewest paths a capped run keeps: K_SE standard errors are still estimated from >= 30 paths
+
+
+def mc_paths(p, steps: int, ns_per_path_step: float, us_per_step: float = 20.0, *, runs: float = 1.0,
+             min_paths: int = MC_MIN_PATHS, budget_s: float = MC_BUDGET_S):
+    """Paths a Monte-Carlo check may run: ``(paths, None)`` or ``(None, inconclusive outcome)``.
+
+    Cost model (constants measured per kernel on the development machine, 2025-11, rounded up):
+    seconds = runs * steps * (us_per_step * 1e-6 + paths * ns_per_path_step * 1e-9).  When the requested paths
+    do not fit ``budget_s`` they are reduced to the largest count that does; every tolerance of the checks is
+    computed from the paths actually simulated (standard errors, binomial errors), so a capped check is weaker
+    but still able to fail.  When even ``min_paths`` paths do not fit, the draw is inconclusive: the step count
+    T/dt itself is beyond what the check runs."""
+    per_path = runs * steps * ns_per_path_step * 1e-9
+    fixed = runs * steps * us_per_step * 1e-6
+    cap = int((budget_s - fixed) / per_path) if budget_s > fixed else 0
+    if cap >= p.paths:
+        return int(p.paths), None
+    floor = min(min_paths, int(p.paths))
+    if cap >= floor:
+        return cap, None
+    return None, inconclusive(
+        f"T/dt = {steps} Euler-Maruyama steps with {floor} paths would take ~{fixed + floor * per_path:.0f} s by the "
+        f"cost model (budget {budget_s:.0f} s): take a larger dt or a shorter T", steps=steps,
+        paths_requested=int(p.paths), estimated_seconds=fixed + floor * per_path)
+
+
+def with_paths(outcome, requested: int, used: int):
+    """Record the requested and simulated path counts on a check's outcome."""
+    vals = getattr(outcome, "values", None)
+    if isinstance(vals, dict):
+        vals["paths_requested"] = int(requested)
+        vals["paths_used"] = int(used)
+    return outcome

@@ -13,6 +13,12 @@ the constant is derived next to the check.  Hermitian matrices carry the norm
 ``|M|^2 = Tr(M^* M)`` and the Wiener process ``H`` on ``Her_d`` has i.i.d. standard Gaussian
 coordinates in a Frobenius-orthonormal basis, so ``E|dH_ij|^2 = dt`` off the diagonal
 (footnote 5: this is what makes the drift of (11.1) come out with coefficient one).
+
+Cost model (every numeric check here): sweeps draw paths, T and dt over the declared ranges, so the work
+paths * T/dt * (cost of a path-step) is unbounded.  ``_common.mc_paths`` estimates the seconds from constants
+measured per kernel and caps the paths to fit a budget; every standard error is computed from the paths actually
+run (recorded as paths_used), so a capped check is weaker but still able to fail.  Where even the minimum
+number of paths does not fit, the draw is inconclusive ('take a larger dt or a shorter T').
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ import sympy as sp
 from solvers import rk
 from solvers.sde import euler_maruyama
 from theorems.claim import Claim, Outcome, Param, inconclusive
+from theorems.menon._common import mc_paths, with_paths
 
 EPS = float(np.finfo(float).eps)
 K_SE = 5.0     # standard errors allowed for a Monte-Carlo mean (two-sided tail 6e-7)
@@ -138,7 +145,7 @@ gibbs = Claim(
         Param.float("beta", 2.0, 0.05, 50.0, "inverse temperature", search=(0.2, 10.0)),
         Param.seed("seed of the SPD matrix A and of the noise"),
         _paths_param(1000),
-        Param.float("dt", 1e-3, 1e-5, 0.05, "Euler-Maruyama step", low_open=True),
+        Param.float("dt", 1e-3, 1e-4, 0.05, "Euler-Maruyama step", low_open=True),
         Param.float("T", 8.0, 0.5, 100.0, "time horizon (the transient e^{-2 a_min T} is in the tolerance)"),
     ],
     notes="Numeric instance: V(x) = x^T A x / 2 with A SPD, eigenvalues in [0.5, 2] (OU), so rho_beta is "
@@ -146,7 +153,9 @@ gibbs = Claim(
           "in closed form: Sigma_n = Sigma_EM - (I - dt A)^n Sigma_EM (I - dt A)^n from x_0 = 0, with "
           "Sigma_EM = A^{-1} (2 - dt A)^{-1} 2/beta = A^{-1}/beta + O(dt).  The tolerance is K_SE standard "
           "errors plus this exact discretisation-and-transient bias.  Line 803 prints grad V(x_t) inside "
-          "the PDE; read grad V(x).  'Under suitable assumptions' (convergence) is not checked beyond OU.",
+          "the PDE; read grad V(x).  'Under suitable assumptions' (convergence) is not checked beyond OU.  "
+          "Range: dt starts at 1e-4 (was 1e-5; T/dt up to 1e6 steps cannot run in a sweep draw; the catalogue uses "
+          "dt = 1e-3); paths are capped by the cost model _common.mc_paths, SE from the paths actually run.",
     catalogue="menon §2.7 G10.1; §5.3",
 )
 
@@ -242,7 +251,10 @@ def _gibbs_run(p, noise_coef):
 @gibbs.numeric
 def _gibbs_numeric(p):
     """OU potential V = x^T A x/2: the EM stationary covariance of (10.2) is A^{-1}/beta (the Gibbs law)."""
-    return _gibbs_run(p, math.sqrt(2.0 / p.beta))
+    paths, stop = mc_paths(p, max(1, int(round(p.T / p.dt))), 400.0)   # EM of x' = -A x, d <= 6
+    if stop is not None:
+        return stop
+    return with_paths(_gibbs_run(p.replace(paths=paths), math.sqrt(2.0 / p.beta)), p.paths, paths)
 
 
 gibbs.property(over=("d", "beta", "seed"), max_examples=6)
@@ -384,7 +396,10 @@ def _lb_run(p, with_sqrt_det=True):
 @lb.numeric
 def _lb_numeric(p):
     """Polar-coordinate EM with the (10.4) drift reproduces plane BM: E r_T^2 = r_0^2 + 4T/beta."""
-    return _lb_run(p, True)
+    paths, stop = mc_paths(p, max(1, int(round(p.T / p.dt))), 250.0)   # polar EM, scalar arrays
+    if stop is not None:
+        return stop
+    return with_paths(_lb_run(p.replace(paths=paths), True), p.paths, paths)
 
 
 lb.property(over=("beta", "r0", "seed"), max_examples=4, fixed={"paths": 2000})
@@ -413,7 +428,7 @@ dyson = Claim(
         Param.float("beta", 2.0, 0.05, 100.0, "inverse temperature (the claim needs beta >= 1)", search=(1.0, 8.0)),
         Param.seed("seed of x_0 and of the noise"),
         _paths_param(1000),
-        Param.float("dt", 1e-3, 1e-5, 0.02, "Euler-Maruyama step", low_open=True),
+        Param.float("dt", 1e-3, 1e-4, 0.02, "Euler-Maruyama step", low_open=True),
         Param.float("T", 1.0, 0.01, 10.0, "time horizon"),
     ],
     notes="Floating-point EM cannot prove that paths never collide, so the certified part is the exact "
@@ -424,7 +439,10 @@ dyson = Claim(
           "probability (d = 2: the gap is sqrt(4/beta) times a Bessel process of dimension beta + 1) are "
           "recorded.  Falsifier: 'no collisions for every beta > 0' fails at beta = 1/2, where the gap is a "
           "Bessel process of dimension 3/2 < 2 and P(T_0 <= T) = Q(|nu|, R_0^2/(2T)) with nu = (beta-1)/2.  "
-          "Uniqueness of strong solutions is not checked.",
+          "Uniqueness of strong solutions is not checked.  Range: dt starts at 1e-4 (was 1e-5: up to 1e5 steps of "
+          "(paths, d, d) repulsion); paths are capped by the cost model _common.mc_paths, SE from the paths run.  "
+          "beta < 1 (39% of a log-uniform draw over [0.05, 100]) is outside the claim and inconclusive; the range "
+          "keeps it because the falsifier all_beta runs at beta = 1/2.",
     catalogue="menon §2.8 G11.1; §5.3",
 )
 
@@ -462,6 +480,10 @@ def _dyson_numeric(p):
     x0 = _weyl_point(p.d, p.seed)
     n = max(1, int(round(p.T / p.dt)))
     dt = p.T / n
+    paths, stop = mc_paths(p, n, 150.0 * p.d**2 + 500.0, 50.0)   # _repulsion builds (paths, d, d) arrays
+    if stop is not None:
+        return stop
+    requested, p = p.paths, p.replace(paths=paths)
     x, corr, crossed = _dyson_em(x0, p.beta, dt, n, p.paths, _rng(p.seed + 1))
     q = np.sum(x * x, axis=1) - corr
     pred = float(x0 @ x0) + (p.d * (p.d - 1) + 2 * p.d / p.beta) * p.T
@@ -469,7 +491,8 @@ def _dyson_numeric(p):
     return Outcome(residual=abs(float(np.mean(q)) - pred), tolerance=K_SE * se + 10 * n * EPS * pred, values={
         "mean_sum_x2": float(np.mean(np.sum(x * x, axis=1))), "prediction": pred,
         "em_correction": float(np.mean(corr)), "standard_error": se, "x0": x0.tolist(),
-        "em_ordering_violations": float(np.mean(crossed)), "steps": n},
+        "em_ordering_violations": float(np.mean(crossed)), "steps": n, "paths_requested": requested,
+        "paths_used": paths},
         message="|E[sum x_i^2(T) - dt^2 sum_n |b_n|^2] - (|x_0|^2 + (d(d-1)+2d/beta)T)| (K_SE*SE)")
 
 
@@ -652,13 +675,19 @@ def _thm15_zero_temperature(p, real=False):
 def _thm15_numeric(p):
     """(i) H = -2 grad log van at a random orbit point; (ii) exact EM moments of (11.4) = those of (11.1);
     (iii) beta = inf: eigenvalues follow the ODE x' = sum 1/(x_i - x_j)."""
+    # two matrix EM runs (moments with `paths`, beta = inf with min(paths, 200)): eigh of (paths, d, d) per step
+    n = max(1, int(round(p.T / p.dt)))
+    paths, stop = mc_paths(p, n, 1000.0 * p.d**2 + 3000.0, 100.0, runs=1.0 + min(p.paths, 200) / p.paths)
+    if stop is not None:
+        return stop
+    requested, p = p.paths, p.replace(paths=paths)
     e, t, vc = _thm15_curvature(p)
     parts, vm = _thm15_moments(p)
     parts["curvature"] = (e, t)
     z, vz = _thm15_zero_temperature(p)
     parts["beta_inf_vs_ode"] = z
-    return Outcome.from_parts(parts, values={"curvature": vc, "moments": vm,
-                                                          "beta_infinity": vz},
+    return Outcome.from_parts(parts, values={"curvature": vc, "moments": vm, "beta_infinity": vz,
+                                             "paths_requested": requested, "paths_used": paths},
                    message="largest residual/tolerance over: mean curvature, E|M|^2, E Tr M^3, beta=inf vs ODE")
 
 
@@ -938,7 +967,11 @@ def _rle_run(p, tan, nor, kappa_claimed):
 @rle.numeric
 def _rle_numeric(p):
     """EM of (11.7) with E = |x|^2/2: moments of (11.8); for kappa = 0 every path follows the ODE."""
-    return _rle_run(p, math.sqrt(2 / p.beta), math.sqrt(2 * p.kappa / p.beta), p.kappa)
+    paths, stop = mc_paths(p, max(1, int(round(p.T / p.dt))), 1000.0 * p.d**2 + 3000.0, 100.0)  # eigh per step
+    if stop is not None:
+        return stop
+    return with_paths(_rle_run(p.replace(paths=paths), math.sqrt(2 / p.beta), math.sqrt(2 * p.kappa / p.beta),
+                               p.kappa), p.paths, paths)
 
 
 rle.property(over=("d", "beta", "kappa", "seed"), max_examples=6, fixed={"paths": 100, "dt": 0.005})
@@ -1055,7 +1088,10 @@ def _sphere_run(p, tangential=True):
 @sphere.numeric
 def _sphere_numeric(p):
     """EM of (11.10): r_T^2 = r_0^2 + (d-1)T on every path up to the EM fluctuation sqrt(2(d-1)T dt)."""
-    return _sphere_run(p, True)
+    paths, stop = mc_paths(p, max(1, int(round(p.T / p.dt))), 1200.0, 150.0)   # vector EM, d <= 12
+    if stop is not None:
+        return stop
+    return with_paths(_sphere_run(p.replace(paths=paths), True), p.paths, paths)
 
 
 sphere.property(over=("d", "r0", "seed"), max_examples=10)
