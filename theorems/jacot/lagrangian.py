@@ -580,8 +580,9 @@ rangesym = Claim(
               r"\int_0^c\|W'_q\|^2dq=\tfrac1c\int_0^1\|W_p\|^2dp",
     status="holds",
     params=_sym_params,
-    notes="S2 is the same statement read with Lt = 1 on [0, c]. E13 (l.65, 'since 2 Lt = 0 too'): the "
-          "intended quantity is the rescaled leak Lt/c, which is 0 when Lt = 0 (covered by Lt = 0 here). "
+    notes="S2 is the same statement read with Lt = 1 on [0, c]. E13 (l.65, 'since 2 Lt = 0 too'): said of "
+          "Lt = 0, where the rescaled leak Lt/c is 0 as well; re-examined in the audit of issue 17: the sentence is "
+          "right as printed (jacot.erratum_range_leak, status holds). "
           "Both ODEs integrated by the same number of RK4 steps: RK4 is equivariant under q = c p, so the two "
           "discrete paths agree up to rounding and the tolerance is a rounding model (stretched_path_gap; it was "
           "the RK4 step-halving error until the audit of issue 17, wide enough to pass a leak 0.1% off at "

@@ -5,7 +5,7 @@ encode "both ways" (printed form = falsifier ``stated``, refuted; corrected form
 * E9  (Prop 9 proof, l.419-456) -- jacot.erratum_prop9_perturbation   ((i) t vs t^2, (iv) c_0 with the bias)
 * E10 (l.174, B_p formula)      -- jacot.erratum_momentum_transpose
 * E11 (l.180, potential sign)   -- jacot.erratum_gamma_potential_sign
-* E13 (l.65, "2 Lt")            -- jacot.erratum_range_leak
+* E13 (l.65, "2 Lt")            -- jacot.erratum_range_leak (re-examined: the sentence is right, status holds)
 * E20 (l.99, squared norm)      -- jacot.erratum_coi_squared
 * E21 (l.121, image hypothesis) -- jacot.erratum_prop1_image_hypothesis
 * E22 (l.43, per-layer leak)    -- jacot.erratum_leak_per_layer
