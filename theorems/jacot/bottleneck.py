@@ -633,9 +633,10 @@ def _f2_runs(d, N, Ntest, L, Lt, lam, iters, seeds, replicas=1):
                     if j:
                         W0 = W0 * (1 + 2.0 ** -52 * np.random.default_rng((s, j)).standard_normal(W0.shape))
                     W, rho, _ = _fit(X, Y, Lt, L, lam, iters, scheme=scheme, seed=s, W0=W0)
-                    te = float(np.sum((Yt - ln.forward(Xt, W, rho, Lt)[-1]) ** 2) / Ntest)
+                    pts = np.sum((Yt - ln.forward(Xt, W, rho, Lt)[-1]) ** 2, axis=0)
+                    te = float(np.sum(pts) / Ntest)
                     tr = float(np.sum((Y - ln.forward(X, W, rho, Lt)[-1]) ** 2) / N)
-                    _MEMO[key] = dict(test=te, train=tr, rho=rho, seed=s, replica=j)
+                    _MEMO[key] = dict(test=te, train=tr, rho=rho, seed=s, replica=j, test_points=pts)
                 out.setdefault(scheme, []).append(_MEMO[key])
     return out
 
@@ -656,7 +657,9 @@ adaptive_err = Claim(
           "the slow reproduction). Teacher: random residual maps g(x) = P(x + V relu(Ux + b)), d -> 6 -> 3 -> d. "
           "Irregular mesh a = 0.5 (the paper gives no value), renormalised (E16). Adaptive: damped rule every 200 "
           "L-BFGS iterations, rho_l Lt <= 0.9. The weak assertion (catalogue R5): the test error of adaptive "
-          "<= equidistant's, with a 10% allowance for seed noise (see the check).  Each scheme and seed is trained "
+          "<= equidistant's with a 10% allowance, decided by a 95% hierarchical bootstrap interval of the paired ratio "
+          "(seeds, test points, replicas; audit issue 17: before, the point estimate was compared with 1.1 and "
+          "Ntest = 10 certified on noise; now such draws are inconclusive).  Each scheme and seed is trained "
           "from `replicas` initialisations that differ at the unit roundoff (the end point is chaotic in the "
           "rounding: with one training per seed the median ratio ranged 0.71-1.09 over BLAS kernels and "
           "2^-52 perturbations); the statistic is the geometric mean over seeds of the per-seed ratio of the "
@@ -682,34 +685,78 @@ def _paired_ratio(runs, scheme):
     return float(np.exp(np.mean([np.log(a[s] / e[s]) for s in e])))
 
 
+def _ratio_interval(runs, scheme, B=2000, level=0.95):
+    """Bootstrap interval of the paired log ratio T = mean_s log(m_s(scheme) / m_s(equidistant)), m_s = the
+    replica-mean test error of seed s.  Statistical model: the three noise sources are resampled together,
+    hierarchically -- seeds (teachers) with replacement when there are >= 2, then within a seed the test
+    points (the same resampled points for every scheme and replica: the comparison is paired) and the
+    replicas of each scheme (rounding chaos of the end point).  Returns (T, lo, hi) at the two-sided level."""
+    def by_seed(sch):
+        acc = {}
+        for r in runs[sch]:
+            acc.setdefault(r["seed"], []).append(r["test_points"])
+        return {k: np.array(v) for k, v in acc.items()}   # seed -> (replicas, Ntest)
+    a, e = by_seed(scheme), by_seed("equidistant")
+    seeds = sorted(e)
+
+    def T(sel_seeds, idx, ra, re):
+        return float(np.mean([np.log(a[s][ra[k]][:, idx[k]].mean() / e[s][re[k]][:, idx[k]].mean())
+                              for k, s in enumerate(sel_seeds)]))
+    rng = np.random.default_rng(20240)
+    n_t = e[seeds[0]].shape[1]
+    full = T(seeds, [np.arange(n_t)] * len(seeds), [np.arange(len(a[s])) for s in seeds],
+             [np.arange(len(e[s])) for s in seeds])
+    stats = []
+    for _ in range(B):
+        sel = [seeds[i] for i in rng.integers(0, len(seeds), len(seeds))] if len(seeds) > 1 else seeds
+        stats.append(T(sel, [rng.integers(0, n_t, n_t) for _ in sel],
+                       [rng.integers(0, len(a[s]), len(a[s])) for s in sel],
+                       [rng.integers(0, len(e[s]), len(e[s])) for s in sel]))
+    lo, hi = np.quantile(stats, [(1 - level) / 2, (1 + level) / 2])
+    return full, float(lo), float(hi)
+
+
+def _ratio_decision(runs, scheme, bound, worse_is_failure=True):
+    """Decide 'paired ratio <= bound' by the bootstrap interval (_ratio_interval, 95%): certified when the
+    whole interval is below log(bound), refuted when it is wholly above, inconclusive when the sample
+    (Ntest, seeds, replicas) cannot tell."""
+    t, lo, hi = _ratio_interval(runs, scheme)
+    vals = {"ratio": float(np.exp(t)), "ratio_95pct": [float(np.exp(lo)), float(np.exp(hi))]}
+    if lo <= np.log(bound) < hi:
+        return inconclusive(f"{scheme}/equidistant paired test-error ratio {np.exp(t):.3f}, 95% bootstrap interval "
+                            f"[{np.exp(lo):.3f}, {np.exp(hi):.3f}] contains {bound}: the sample (test points, "
+                            "seeds, replicas) cannot decide; raise Ntest, seeds or replicas", **vals)
+    # the residual is the interval's far end on the side of the verdict, so that residual <= tolerance iff certified
+    return Outcome(residual=float(np.exp(hi)) if hi < np.log(bound) else float(np.exp(lo)), tolerance=bound,
+                   values=vals, message=f"{scheme}/equidistant paired test-error ratio {np.exp(t):.3f}, 95% interval "
+                   f"[{np.exp(lo):.3f}, {np.exp(hi):.3f}] vs {bound}")
+
+
 @adaptive_err.numeric
 def _(p):
-    """Test error over seeds (paired, replica means): adaptive (and irregular) against equidistant."""
+    """Test error over seeds (paired, replica means): adaptive against equidistant, decided by a bootstrap interval."""
     runs = _f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds, p.replicas)
-    ra, ri = _paired_ratio(runs, "adaptive"), _paired_ratio(runs, "irregular")
-    # Error model: with 3 seeds the per-seed test errors of the schemes differ by 5-50% in either direction
-    # (measured at d = 8, 10, 12 and L = 8, 12: median ratios adaptive/equidistant 0.76-1.02, irregular 0.76-1.13),
-    # and rounding alone moves a seed's end point between basins (one training per seed: the median ratio ranged
-    # 0.71-1.09 over 4 BLAS kernels and 10 perturbations of W0 at 2^-52).  The paired ratio of replica means
-    # (3 replicas) at the defaults: 0.905-0.991 over the 4 kernels (OPENBLAS_CORETYPE unset, Haswell, Sandybridge,
-    # Prescott) and 0.893-0.987 over 12 independent draws of the replica perturbations, i.e. it is decided
-    # >= 0.09 away from both thresholds.  The paper's advantage is "small" (~5-10% here): the check asserts the
-    # paired ratio adaptive/equidistant <= 1.1, i.e. "not worse beyond seed noise", and reports it.
-    return Outcome.from_parts({"paired test error ratio adaptive / equidistant <= 1.1": (ra, 1.1)},
-                              message=f"L = {p.L}: paired test error ratio adaptive {ra:.3f}, irregular {ri:.3f}",
-                              values={s: [round(r["test"], 4) for r in v] for s, v in runs.items()} |
-                              {"ratio_adaptive": ra, "ratio_irregular": ri,
-                               "median_ratio_adaptive": _median_ratio(runs, "adaptive"),
-                               "train": {s: [round(r["train"], 4) for r in v] for s, v in runs.items()}})
+    # Statistical model (audit, issue 17: the former check compared the point estimate with 1.1, so at Ntest = 10
+    # it certified on the noise of ten test points): the paired log ratio's 95% interval by the hierarchical
+    # bootstrap of _ratio_interval (seeds, test points paired across schemes, replicas).  The claim, read
+    # weakly as in catalogue R5 ('adaptive not worse than equidistant beyond 10%'), is certified when the whole
+    # interval lies below 1.1, refuted when it lies above, inconclusive otherwise.  Noise measured before the
+    # audit: point ratios 0.76-1.13 per seed, 0.905-0.991 for the paired replica means over 4 BLAS kernels.
+    out = _ratio_decision(runs, "adaptive", 1.1)
+    ri = _paired_ratio(runs, "irregular")
+    out.values.update({s: [round(r["test"], 4) for r in v] for s, v in runs.items()} |
+                      {"ratio_adaptive": _paired_ratio(runs, "adaptive"), "ratio_irregular": ri,
+                       "median_ratio_adaptive": _median_ratio(runs, "adaptive"),
+                       "train": {s: [round(r["train"], 4) for r in v] for s, v in runs.items()}})
+    return out
 
 
 @adaptive_err.falsifier("large_advantage")
 def _(p):
     """A large advantage (test error of adaptive at most 0.8 x equidistant's, paired replica means): the paper
-    says 'small'."""
-    ra = _paired_ratio(_f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds, p.replicas), "adaptive")
-    return Outcome(residual=ra, tolerance=0.8, values={"ratio_adaptive": ra},
-                   message=f"paired test error ratio adaptive/equidistant {ra:.3f} vs 0.8")
+    says 'small'.  Same bootstrap decision."""
+    return _ratio_decision(_f2_runs(p.d, p.N, p.Ntest, p.L, p.Lt, p.lam, p.iters, p.seeds, p.replicas),
+                           "adaptive", 0.8)
 
 
 @adaptive_err.reproduction(name="R5", slow=True)
