@@ -219,7 +219,7 @@ p13 = Claim(
     lines=(478, 481),
     statement=r"\ell(0)\text{ sufficiently small},\ \|\theta_n(0)\|\le\tfrac14,\ \|\theta_{n+1}(0)-\theta_n(0)\|\le\tfrac{C_0}N"
               r"\Rightarrow\|\theta_n(t)\|<\tfrac12,\ \theta_n(t)\to\psi_n,\ \|\theta_{n+1}(t)-\theta_n(t)\|\le\tfrac CN",
-    status="holds",
+    status="holds", bound=True,
     params=[Param.int("N", 16, 2, 256, "depth", search=(4, 32)),
             Param.float("eps", 1e-2, 0.0, 10.0, "Sigma = eps (d = 1, m = M = eps)", low_open=True, search=(1e-4, 1.0)),
             Param.float("frac", 0.9, 0.0, 1.0, "sqrt(l0) as a fraction of the corrected threshold m/(4 e^{3/2} sqrt M)",
@@ -266,10 +266,18 @@ def _(p):
     loss_end = p.eps * (float(np.prod(1 + th[:, -1] / p.N)) - b) ** 2
     parts = {"|theta| < 1/2": (max(0.0, mx - 0.5 + 1e-12), 1e-9), "N gap <= C": (max(0.0, float(gaps.max()) - C), 1e-9)}
     return Outcome.from_parts(parts, "Prop 1.3 conclusions along the flow", {
-        "max_abs_theta": mx, "N_max_gap": float(gaps.max()), "C": C, "loss_end": loss_end, "b": b})
+        "max_abs_theta": mx, "N_max_gap": float(gaps.max()), "C": C, "loss_end": loss_end, "b": b,
+        "tightness": mx / 0.5})      # the 1/2-ball is the bound with a constant (C is existential)
 
 
 p13.property(over=("N", "eps", "frac", "seed"), max_examples=8)
+p13.tightness(over=("N", "eps", "frac", "seed"), max_examples=12, approached=False,
+              witnesses=[{"frac": 0.99, "N": 2}],
+              finding="max_{n,t}|theta_n(t)| reaches 0.481 of the radius 1/2 at best below the corrected "
+                      "threshold (N = 52, eps = 10, frac = 0.75; 18 draws): |theta_n(0)| <= 0.2 here and the flow "
+                      "moves theta by log(b) <= 0.06: the "
+                      "proof's 1/2 is a safe radius, not attained; the E1 falsifier shows it is exceeded above a "
+                      "wrong threshold (audit issue 21).")
 
 
 @p13.falsifier("explicit_threshold")
