@@ -1022,8 +1022,7 @@ l26 = Claim(
     status="holds",
     params=[Param.int("N", 4, 2, 32, "smallest depth (N and 2N are trained)", search=(2, 6)),
             Param.seed("seed of psi_init and B"),
-            Param.float("T", 12.0, 0.1, 100.0, "time horizon"),
-            Param.choice("init", "smooth", ["smooth", "iid"], "theta_n(0) = psi_init(n/N) or i.i.d. (falsifier)")],
+            Param.float("T", 12.0, 0.1, 100.0, "time horizon")],
     notes="Checked through the two hypotheses of the Arzela-Ascoli argument (the limit itself is sander.linear_depth_limit): "
           "(a) equi-Lipschitz in s uniformly in t: c(N) = sup_t N max_n ||theta_{n+1} - theta_n||_op is N-independent "
           "(|c(2N)/c(N) - 1| <= 0.1, catalogue rate model); (b) integrable derivative, with the constants of the true "
@@ -1032,19 +1031,20 @@ l26 = Claim(
           "integral 2 sqrt(b M l0)/(a m) is N-uniform.  The printed sqrt(2eM l0) e^{-mt/e} has the l.992 constants "
           "(E2); it is not asserted.  Instance: catalogue L8 (d = 3, Sigma = diag(1, .8, .6), inside the corrected "
           "Assumption 2.3); inconclusive if some ||theta_n(t)||_op > 1/2 (outside the PL region).  DOP853 at rtol 1e-9: "
-          "the bound is checked with a 1e-6 relative margin.  Falsifier: i.i.d. initial weights (no Lipschitz limit, "
+          "the bound is checked as max_t (||theta'|| - bound_t) <= 1e-6 x bound_0 (absolute solver error; the ratio "
+          "form refuted draws with T = 49..71 where the bound decays below the solver's resolution, audit issue 21).  Falsifier: i.i.d. initial weights (no Lipschitz limit, "
           "c(N) grows like N).",
     catalogue="sander_part1 §2.2 L7; §4 E2",
     covers=("L7",),
 )
 
 
-def _l26_run(p, N):
+def _l26_run(p, N, init="smooth"):
     rng = np.random.default_rng(p.seed)
     Sig = np.diag([1.0, 0.8, 0.6])
     psi = _psi_init(3, rng)
     D = rng.standard_normal((3, 3))
-    if p.init == "smooth":
+    if init == "smooth":
         th0 = np.array([psi(n / N) for n in range(1, N + 1)])
     else:
         r2 = np.random.default_rng(p.seed + 7919 * N)
@@ -1057,23 +1057,28 @@ def _l26_run(p, N):
     m, M = 0.6, 1.0
     a, b = 4 * (1 - 1 / (2 * N)) ** (2 * N - 2), 4 * (1 + 1 / (2 * N)) ** (2 * N - 2)
     l0 = loss(th0, Sig, B)
-    ratio, maxop, c = 0.0, 0.0, 0.0
+    ratio, maxop, c, excess = 0.0, 0.0, 0.0, 0.0
     for k, t in enumerate(ts):
         th = ths[k]
         v = N * np.linalg.norm(grad(th, Sig, B), axis=(1, 2))
-        ratio = max(ratio, float(np.max(v)) / (math.sqrt(b * M * l0) * math.exp(-a * m * t / 2)))
+        bound_t = math.sqrt(b * M * l0) * math.exp(-a * m * t / 2)
+        ratio = max(ratio, float(np.max(v)) / bound_t)
+        excess = max(excess, float(np.max(v)) - bound_t)
         maxop = max(maxop, max(opn(x) for x in th))
         c = max(c, N * max(opn(th[n + 1] - th[n]) for n in range(N - 1)))
-    return ratio, maxop, c
+    # error model: DOP853 at rtol 1e-9 leaves an ABSOLUTE error ~ 1e-9 x scale on theta and so on N grad (Lipschitz,
+    # O(1) constants in the PL region); at large t the bound decays below it (e^{-a m t/2} ~ 1e-12 at t = 60), so the
+    # comparison is v - bound_t <= 1e-6 sqrt(b M l0) (1e3 safety), not a ratio (audit issue 21: T = 49..71 refuted)
+    return ratio, maxop, c, excess, math.sqrt(b * M * l0)
 
 
-def _l26(p):
-    r1, op1, c1 = _l26_run(p, p.N)
-    r2, op2, c2 = _l26_run(p, 2 * p.N)
+def _l26(p, init="smooth"):
+    r1, op1, c1, x1, s1 = _l26_run(p, p.N, init)
+    r2, op2, c2, x2, s2 = _l26_run(p, 2 * p.N, init)
     if max(op1, op2) > 0.5:
         return inconclusive("some ||theta_n(t)||_op > 1/2: outside the PL region of Prop 2.4", max_op=max(op1, op2))
     return Outcome.from_parts({"equi-Lipschitz in s": (abs(c2 / c1 - 1), 0.1),
-                               "integrable derivative bound": (max(0.0, max(r1, r2) - 1), 1e-6)},
+                               "integrable derivative bound": (max(0.0, x1 / s1, x2 / s2), 1e-6)},
                               "Lemma 2.6 hypotheses", {"c_N": c1, "c_2N": c2, "bound_ratio_N": r1, "bound_ratio_2N": r2,
                                                       "max_op": max(op1, op2)})
 
@@ -1081,12 +1086,12 @@ def _l26(p):
 @l26.numeric
 def _(p):
     """N-uniform Lipschitz constant in s and the integrable bound on ||theta_n'(t)||."""
-    if p.init != "smooth":
-        return inconclusive("i.i.d. initialisation is outside Lemma 2.6 (psi_init must be Lipschitz)")
     return _l26(p)
 
 
-@l26.falsifier("iid_initialisation", fixed={"init": "iid"})
+# the hypothesis-breaking initialisation is the falsifier's, not a parameter (a sweep drew init = 'iid' for half of
+# its draws, all inconclusive: audit issue 21)
+@l26.falsifier("iid_initialisation")
 def _(p):
     """i.i.d. theta_n(0) = psi_init(U_n): N max ||theta_{n+1} - theta_n|| doubles with N (no Lipschitz limit)."""
-    return _l26(p)
+    return _l26(p, init="iid")
