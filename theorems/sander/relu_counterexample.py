@@ -39,7 +39,9 @@ relu = Claim(
         Param.float("C", 2.0, 1.0, 10.0, "target ratio y = C x, C > 1", low_open=True, search=(1.2, 4.0)),
         Param.float("x", 1.0, 1e-100, 10.0, "the input x > 0 (>= 1e-100: the loss ~ x^2 must not underflow)",
                     search=(0.3, 2.0)),
-        Param.float("T", 200.0, 0.0, 10_000.0, "gradient-flow time (depth-scaled flow (3.4))", low_open=True),
+        Param.float("T", 200.0, 0.0, 10_000.0, "gradient-flow time (depth-scaled flow (3.4)) in units of 1/x^2: the "
+                    "flow runs to t = T/x^2 (l = x^2 (C - Pi)^2, so the flow at input x is the x = 1 flow slowed by x^2)",
+                    low_open=True),
     ],
     notes="E14: the printed flow misses the factor x/(2L) (unscaled flow) -- only the time scale changes, the limit w* "
           "does not.  Numeric: the full layerwise depth-scaled gradient flow dw_k/dt = -2L dl/dw_k (gradients of "
@@ -66,13 +68,16 @@ def _w0(L):
     return (-1.0) ** k / (2 * L)
 
 
-def _flow(L, C, x, T, act):
+def _flow(L, C, x, T, act, rescaled=False):
+    """The layerwise flow to time T; ``rescaled``: in the time tau = x^2 t (dw/dtau = -2L dl/dw / x^2, exact since
+    l = x^2 (C - Pi)^2 for the positive branch), so that T counts units of 1/x^2 and LSODA never sees spans ~1e200."""
     A, V, B = _net(L, act)
     X, Y = np.array([[x]]), np.array([[C * x]])
+    k = 2 * L / (x * x) if rescaled else 2 * L
 
     def rhs(t, w):
         _, _, _, dW, _ = rt.grads_numpy(X, Y, A, V, w.reshape(2 * L, 1, 1), B, act)
-        return -2 * L * dW.ravel()
+        return -k * dW.ravel()
     sol = solve_ivp(rhs, (0.0, T), _w0(L), method="LSODA", rtol=1e-11, atol=1e-13)
     w = sol.y[:, -1]
     loss = rt.loss_numpy(X, Y, A, V, w.reshape(2 * L, 1, 1), B, act)
@@ -86,14 +91,15 @@ def _wstar(L, C):
 @relu.numeric
 def _(p):
     """Integrate the layerwise flow: odd layers frozen, even layers -> w*, gap -> w* + 1/(2L) >= 2 log C."""
-    w, loss, sol = _flow(p.L, p.C, p.x, p.T, "relu")
+    # time in units of 1/x^2 (audit issue 21: with x drawn down to 1e-100 every sweep draw was 'not converged')
+    w, loss, sol = _flow(p.L, p.C, p.x, p.T, "relu", rescaled=True)
     if not sol.success:
         return inconclusive(f"LSODA failed: {sol.message}")
     # converged means |Pi - C| = sqrt(2 loss) / x < 1e-8 (the loss scales with x^2: an absolute threshold would
     # take the untrained start at x = 1e-8, loss ~ 1e-16, for convergence; the flow's speed scales with x^2 too)
     if math.sqrt(2 * loss) > 1e-8 * p.x:
-        return inconclusive(f"not converged by T = {p.T} (loss {loss:.2e}, |Pi - C| ~ {math.sqrt(2 * loss) / p.x:.2e}); "
-                            f"increase T (the flow is slower by x^2 = {p.x * p.x:.2g})", loss=loss)
+        return inconclusive(f"not converged by t = T/x^2 = {p.T / p.x ** 2:.3g} (loss {loss:.2e}, |Pi - C| ~ "
+                            f"{math.sqrt(2 * loss) / p.x:.2e}); increase T", loss=loss)
     formula = _flow_formula(p, "corrected")
     ws = _wstar(p.L, p.C)
     odd, even = w[0::2], w[1::2]
@@ -159,7 +165,7 @@ def _(p):
 @relu.falsifier("smooth_activation", fixed={"L": 8})
 def _(p):
     """Same init and flow with GELU (C^2): consecutive weights stay O(1/L) apart, so max gap >= 2 log C fails."""
-    w, loss, sol = _flow(p.L, p.C, p.x, p.T, "gelu")
+    w, loss, sol = _flow(p.L, p.C, p.x, p.T, "gelu", rescaled=True)
     gap = float(np.max(np.abs(np.diff(w))))
     return Outcome(residual=2 * math.log(p.C) - gap, tolerance=1e-9, values={
         "max_gap": gap, "depth_times_gap": 2 * p.L * gap, "loss": loss},
