@@ -465,8 +465,10 @@ prop32 = Claim(
         Param.choice("act", "tanh", ["tanh", "gelu", "identity"], "activation"),
         Param.seed("seed of the profiles and inputs"),
         Param.float("kink", 0.4, 0.0, 1.0, "location s_0 of the |s - s_0| kink in V(s) (Lipschitz, not C^1)"),
-        Param.int("L_min", 32, 4, 1024, "smallest depth of the ladder"),
-        Param.int("L_max", 256, 8, 4096, "largest depth of the ladder"),
+        # ranges narrowed by the audit (issue 21): L_max >= 256 >= 2 L_min always (14 of 20 sweep draws were
+        # rejected for L_max < 2 L_min), L_min >= 8 (the 1/L regime)
+        Param.int("L_min", 32, 8, 64, "smallest depth of the ladder"),
+        Param.int("L_max", 256, 256, 4096, "largest depth of the ladder"),
     ],
     notes="Profiles: V(s) = V0 + V1 cos(2 pi s) + V2 |s - s_0|, W(s) = W0 + W1 sin(2 pi s) (entries N(0,1)); "
           "reference ODE by RK4 with 2^10 steps (kink at s_0: RK4 loses order there; error ~1e-7, "
@@ -543,7 +545,7 @@ def _(p):
     return _prop32_outcome(p, False)
 
 
-prop32.property(over=("n", "q", "m", "act", "seed"), max_examples=4, fixed={"L_max": 128})
+prop32.property(over=("n", "q", "m", "act", "seed"), max_examples=4, fixed={"L_max": 256})
 
 
 @prop32.falsifier("aliased_profile", search=("seed",))
@@ -753,8 +755,8 @@ def _(p):
 
 smooth.tightness(over=("n", "d", "m", "T", "act", "seed"), fixed={"L_max": 64}, max_examples=6, slow=True,
                  approached=False, witnesses=[{"T": 0.05, "d": 1, "m": 1}],
-                 finding="max_{k,t} ||Z_k||_F <= T M_pi + 2 sqrt(qm) is not approached: ratio 0.54 at the defaults, "
-                         "TIGHT_FTS at best over the tightness search; ||W(0)||_F ~ sqrt(qm) is half of Lemma 3.23's "
+                 finding="max_{k,t} ||Z_k||_F <= T M_pi + 2 sqrt(qm) is not approached: ratio 0.54 at the defaults "
+                         "(the search itself is marked slow and was not run to completion in the audit); ||W(0)||_F ~ sqrt(qm) is half of Lemma 3.23's "
                          "2 sqrt(qm), and the increments do not all point one way (audit issue 21).")
 
 
