@@ -116,7 +116,7 @@ recon = Claim(
     lines=(856, 872),
     statement=r"\tilde x_N=x_N,\ \tilde x_n=\tilde x_{n+1}-\tfrac1Nf(\tilde x_{n+1},\theta_n):\quad"
               r"\|x_n-\tilde x_n\|\le\frac{(e^{L_f}-1)C_f}{N}+O(\tfrac1{N^2})",
-    status="holds",
+    status="holds", bound=True,
     params=_common_params(),
     notes="Checked in the sharper non-asymptotic form of the catalogue (A2): ||x_n - x~_n|| <= C_f/N ((1+L_f/N)^(N-n) "
           "- 1) <= (e^L_f - 1) C_f/N, no O(1/N^2) remainder (proof: |f(x_n) - f(x_{n+1})| <= L_f C_f/N instead of a "
@@ -141,10 +141,17 @@ def _(p):
     return Outcome.from_parts(parts, f"max_n ||x_n - x~_n|| = {m['recon']:.4e}; sharp bound {sharp.max():.4e}; "
                                      f"(e^Lf-1)Cf/N = {printed:.4e}", {
         "error": m["recon"], "sharp_bound": float(sharp.max()), "printed_bound": printed, "L_f": Lf, "C_f": Cf,
-        "N_times_error": N * m["recon"], "looseness": printed / max(m["recon"], 1e-300)})
+        "N_times_error": N * m["recon"], "looseness": printed / max(m["recon"], 1e-300),
+        # tightness against the sharp (checked) bound, worst layer n < N (sharp_N = 0 = error_N)
+        "tightness": float(np.max(m["recon_n"][:-1] / sharp[:-1])) if N > 0 and sharp[0] > 0 else 0.0})
 
 
 recon.property(over=("N", "d", "seed", "family"), max_examples=15)
+recon.tightness(over=("N", "d", "seed", "family"), max_examples=20, approached=False,
+                finding="the sharp bound C_f/N((1+L_f/N)^(N-n) - 1) (checked at every n) is not approached: best ratio "
+                        "error/bound 0.539 at N = 1, d = 1 (iid family) over 20 draws of the declared ranges; it "
+                        "falls with N, as the proof's worst-case ||f(x_n) - f(x_{n+1})|| <= L_f C_f/N compounds "
+                        "(audit issue 21; catalogue A2(d): loose by x100-800 against the printed form).")
 
 
 #: the printed bound (e^{L_f} - 1) C_f / N, and misprints (mutants)
@@ -441,7 +448,7 @@ heun_const = Claim(
     lines=(892, 894),
     statement=r"\|x_n-\tilde x_n\|\le\frac{(e^{L'_f}-1)C'_f}{L'_fN}\Delta_\theta^N+O(\tfrac1{N^2}),\quad C'_f=\tfrac14L'_fL_\theta",
     corrected=r"\|x_n-\tilde x_n\|\le\frac{(e^{L'_f}-1)C'_f}{L'_fN}\Delta_\theta^N+O(\tfrac1{N^2}),\quad C'_f=\tfrac14L'_\theta L_\theta",
-    status="erratum",
+    status="erratum", bound=True,
     params=[Param.int("N", 100, 10, 5000, "depth (the check also runs 4N)", search=(20, 800)),
             Param.float("eps", 0.05, 0.001, 0.3, "oscillation scale of f(x, theta) = theta + eps sin(theta/eps) tanh x",
                         search=(0.01, 0.2)),
@@ -466,7 +473,8 @@ def _heun_const_outcome(p, printed):
     rnd = 4 * p.N * 40 * EPS * c4["scale"] * 4 * p.N       # N steps of rounding, times 4N
     return Outcome(residual=4 * p.N * e4, tolerance=coef + drift + rnd, values={
         "N_err_N": p.N * e1, "N_err_4N": 4 * p.N * e4, "N_bound": coef, "C_prime_f": C, "Lp_f": Lp,
-        "L_theta": c4["L_theta"], "Lp_theta": c4["Lp_theta"], "Delta": c4["Delta"], "drift": drift},
+        "L_theta": c4["L_theta"], "Lp_theta": c4["Lp_theta"], "Delta": c4["Delta"], "drift": drift,
+        "tightness": 4 * p.N * e4 / coef if coef > 0 else math.inf},
         message=f"N err = {p.N * e1:.4e} (N={p.N}), {4 * p.N * e4:.4e} (N={4 * p.N}) vs N bound {coef:.4e} "
                 f"({'printed' if printed else 'corrected'} C'_f = {C:.4g})")
 
@@ -478,6 +486,11 @@ def _(p):
 
 
 heun_const.property(over=("N", "eps", "case"), max_examples=10)
+heun_const.tightness(over=("N", "eps", "x0", "case"), max_examples=15, approached=False,
+                     witnesses=[{"case": "A", "x0": 0.0}, {"case": "B", "x0": 0.0}],
+                     finding="the corrected coefficient (e^L'_f - 1)/L'_f L'_theta L_theta Delta/4 is reached to a "
+                             "ratio of 0.318 at best (N = 100, eps = 0.05, x0 = 0, case A; 17 draws) (the (2.16)->(2.17) step bounds |J_{n+1} - J_n| and "
+                             "|f_{n+1} - f_n| by their sups separately; audit issue 21).")
 
 
 @heun_const.reproduction(name="catalogue_numbers")
