@@ -170,6 +170,9 @@ class Param:
             self._check_scalar_range(v)
             return v
         if k == "choice":
+            if (isinstance(value, (int, float)) and not isinstance(value, bool)
+                    and str(value) in self.choices):   # --param r=5 for the choice "5"
+                value = str(value)
             if not isinstance(value, str) or value not in self.choices:
                 raise ParamError(f"parameter {n}={_short(value)} is not one of {list(self.choices)}")
             return value

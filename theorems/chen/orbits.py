@@ -244,7 +244,7 @@ col = Claim(
           "satisfying (4.14)-(4.16) on the printed ball whose R leaves it before s_1, and R's measured excursion is "
           "0.0025, 100x inside either eta_2 (the values report it against both).  The former 'stated' and "
           "'printed_4_32' falsifiers compared two formulas and were removed; the falsifiers now run the flow: "
-          "'strict_4_20' (E8) and 'drop_4_16' (hypothesis (4.16) dropped).",
+          "'stated' (the strict (4.20), E8) and 'drop_4_16' (hypothesis (4.16) dropped).",
     catalogue="chen §2.6 P42; §2.7 CL3; §4 E7, E8; §5 D9",
     covers=("P42", "E7", "E8", "CL3"),
 )
@@ -301,7 +301,7 @@ _COL_CACHE: dict = {}
 def col_numeric(p):
     """Hypotheses with the corrected eta_2 by sampling; conclusions on the direct gradient flow."""
     key = tuple(getattr(p, k) for k in ("N", "seed", "b0", "outlier", "eta0", "eta1", "gamma", "samples", "T", "h"))
-    if key not in _COL_CACHE:                 # the falsifier 'strict_4_20' and the reproduction reuse the run
+    if key not in _COL_CACHE:                 # the falsifier 'stated' and the reproduction reuse the run
         _COL_CACHE[key] = _col_numeric(p)
     return _COL_CACHE[key]
 
@@ -381,9 +381,10 @@ def col_drop_4_16(p):
                    message=f"no full truncation by s = {T:.2f} (1.5 x (4.30)): max_i u_i >= {top.min():.3f} > 0")
 
 
-@col.falsifier("strict_4_20")
+@col.falsifier("stated")
 def col_strict(p):
-    """(4.20) strict: |b~(s)| < e^{-(s-s_1)}|b~(s_1)| with a visible margin (here: relative gap >= 1e-6 at
+    """The printed statement's strict (4.20) (E8; the printed eta_2 of (4.13), E7, is an erratum of the proof that
+    no run can refute, see the notes): |b~(s)| < e^{-(s-s_1)}|b~(s_1)| |b~(s)| < e^{-(s-s_1)}|b~(s_1)| with a visible margin (here: relative gap >= 1e-6 at
     s = s_1 + 1).  The flow gives equality to rounding (E8)."""
     out = col_numeric(p)
     if out.decide() == "inconclusive":
