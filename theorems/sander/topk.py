@@ -577,48 +577,92 @@ bicon = Claim(
         Param.float("y1", 0.7, -2.0, 2.0, "first coordinate of y"),
         Param.float("y2", -0.4, -2.0, 2.0, "second coordinate of y"),
     ],
-    notes="E7.1. n = 2, k = 1. f*_phi(y, 1_1) = (|y_1| + |y_2|)^2/2 - c (perspective minimum). Phi_1^* (x) = "
-          "max_i phi(x_i) + c (closed form: the zero coordinate contributes -phi*(0) = c), and Phi^** = sup_x <x,y> - "
-          "Phi^*(x) is computed on a two-level grid of [-4, 4]^2: the grid value is a lower bound, and "
-          "Lipschitz continuity (|y| + max|grad Phi^*|) times the half-diagonal of a cell gives the upper bound. "
+    notes="E7.1. n = 2, k = 1. f*_phi(y, 1_1) = (|y_1| + |y_2|)^2/2 - c (perspective minimum). Both conjugates are "
+          "computed numerically from phi alone (audit: the first was a hand-written closed form that already held the "
+          "-phi*(0) term the erratum is about): phi* by a discrete sup over a t-grid, Phi_1^*(x) = sup over y in S_1 "
+          "by a sup over the supports |I| <= 1 and a y-grid (each coordinate outside I pays phi*(0)), and Phi^** = "
+          "sup_x <x,y> - Phi^*(x) on a two-level grid of [-4, 4]^2: the grid value is a lower bound, Lipschitz "
+          "continuity (|y| + the y-grid half-width) times the half-diagonal of a cell the upper bound, widened by "
+          "E = 2(h_t^2 + h_y^2)/8 for the discrete conjugates (curvature 1, spacing 1e-3). "
           "The proof drops sum_{i not in I} phi*(0) (l.5071-5077).",
     catalogue="sander_part23 §2.4 P7.4; §4 E7.1",
     covers=("P7.4", "E7.1"),
 )
 
 
-def _biconj(p):
-    y = np.array([p.y1, p.y2])
-    c = p.c
+_BC_T, _BC_Y = 10.0, 7.0            # t-grid (phi -> phi*) and y-grid (phi* -> Phi^*) half-widths
+_BC_HT, _BC_HY = 1e-3, 1e-3         # their spacings
 
-    def phistar_conj(X1, X2):            # Phi_1^*(x) = max(phi(x1), phi(x2)) + c, phi = x^2/2 + c
-        return np.maximum(X1 ** 2, X2 ** 2) / 2 + c + c
+
+def _legendre(vals, grid, at):
+    """Discrete Legendre transform sup_{s in grid} (a s - vals(s)) at every a of ``at`` (chunked max)."""
+    out = np.empty(len(at))
+    for i in range(0, len(at), 256):
+        a = at[i:i + 256, None]
+        out[i:i + 256] = np.max(a * grid[None, :] - vals[None, :], axis=1)
+    return out
+
+
+def _phi_star_conj(p, X1, X2, g1, g2):
+    """Phi_1^*(x) = sup_{y in S_1} <x, y> - sum_i phi*(y_i), computed numerically from phi alone (n = 2, k = 1):
+    phi* = sup_t (t y - phi(t)) on a t-grid, and for each support I in {{}, {1}, {2}} (|I| <= k) the sup over
+    y_I of x_I y_I - phi*(y_I) on a y-grid, minus phi*(0) for each coordinate outside I (y_i = 0 there).
+    No closed form of phi*, Phi^* or the -phi*(0) term is used: the term appears because the zero
+    coordinates of y in S_k still pay phi*(0)."""
+    c = p.c
+    t = np.arange(-_BC_T, _BC_T + _BC_HT / 2, _BC_HT)
+    yv = np.arange(-_BC_Y, _BC_Y + _BC_HY / 2, _BC_HY)
+    phi = t ** 2 / 2 + c
+    phistar_y = _legendre(phi, t, yv)                 # phi* on the y-grid
+    phistar0 = float(np.max(-phi))                    # phi*(0) = sup_t -phi(t)
+    H1 = _legendre(phistar_y, yv, g1)[:, None]         # sup_y x1 y - phi*(y), x1 on its 1-D grid
+    H2 = _legendre(phistar_y, yv, g2)[None, :]
+    return np.maximum(np.maximum(H1 - phistar0, H2 - phistar0), -2 * phistar0) + 0 * X1, phistar0
+
+
+def _biconj(p):
+    """Phi^**(y) = sup_x <x, y> - Phi^*(x) with Phi^* computed numerically (_phi_star_conj) on a two-level grid of
+    [-4, 4]^2.  Bracket: the grid sup is a lower bound of the sup of the numerical Phi^*; Lipschitz continuity
+    (|y| + Y, Y the y-grid half-width bounding the slopes of the numerical Phi^*) times the half-diagonal of a
+    cell gives the upper bound.  Error model of the numerical conjugates (maximisers inside the grids: |x| <= 4
+    needs |y| <= 4 < Y = 7, |y| <= 7 needs |t| <= 7 < T = 10): a discrete sup of a concave objective with
+    curvature <= 1 (phi'' = phi*'' = 1) on spacing h loses at most h^2/8, so phi*_num in [phi* - h_t^2/8, phi*],
+    H_num in [H - h_y^2/8, H + h_t^2/8], and Phi^*_num, Phi^**_num are within E = 2(h_t^2 + h_y^2)/8 of the exact."""
+    y = np.array([p.y1, p.y2])
     L = 4.0
     g = np.linspace(-L, L, 801)
     X1, X2 = np.meshgrid(g, g, indexing="ij")
-    V = X1 * y[0] + X2 * y[1] - phistar_conj(X1, X2)
+    P, phistar0 = _phi_star_conj(p, X1, X2, g, g)
+    V = X1 * y[0] + X2 * y[1] - P
     i, j = np.unravel_index(np.argmax(V), V.shape)
     h = 2 * (g[1] - g[0])
     g1 = np.linspace(g[i] - h, g[i] + h, 801)
     g2 = np.linspace(g[j] - h, g[j] + h, 801)
     X1, X2 = np.meshgrid(g1, g2, indexing="ij")
-    V2 = X1 * y[0] + X2 * y[1] - phistar_conj(X1, X2)
+    P2, _ = _phi_star_conj(p, X1, X2, g1, g2)
+    V2 = X1 * y[0] + X2 * y[1] - P2
     lower = float(V2.max())
     cell = g1[1] - g1[0]
-    lip = float(np.linalg.norm(y)) + float(np.max(np.hypot(np.abs(X1), np.abs(X2))))
+    lip = float(np.linalg.norm(y)) + _BC_Y
+    E = 2 * (_BC_HT ** 2 + _BC_HY ** 2) / 8
     upper = lower + lip * cell / math.sqrt(2)
-    fstar = (abs(y[0]) + abs(y[1])) ** 2 / 2 - c * 1     # k = 1
-    return lower, upper, fstar
+    # f*_phi(y, 1_1) = min over z in [0,1]^2, z1 + z2 = 1, of sum z_i phi*(y_i / z_i) (Prop 7.3), phi* = y^2/2 - c:
+    # the perspective minimum (|y1| + |y2|)^2 / 2 - c (k = 1)
+    fstar = (abs(y[0]) + abs(y[1])) ** 2 / 2 - p.c * 1
+    closed = np.maximum(X1 ** 2, X2 ** 2) / 2 + 2 * p.c     # the closed form max_i phi(x_i) + c, for the record
+    return lower - E, upper + E, fstar, {"phi_star_0_numeric": phistar0,
+                                         "Phi_star_numeric_vs_closed_form_max": float(np.max(np.abs(P2 - closed))),
+                                         "conjugate_error_model_E": E}
 
 
 @bicon.numeric
 def _(p):
     """Phi^** lies in the grid bracket around f*_phi + (n - k) phi*(0)."""
-    lower, upper, fstar = _biconj(p)
+    lower, upper, fstar, extra = _biconj(p)
     target = fstar + (2 - 1) * (-p.c)
     res = max(lower - target, target - upper, 0.0)
     return Outcome(residual=res, tolerance=8 * EPS * (abs(target) + 1),
-                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar, "corrected": target},
+                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar, "corrected": target, **extra},
                    message="distance of the corrected value to the bracket [grid sup, grid sup + Lip * cell]")
 
 
@@ -628,10 +672,10 @@ bicon.property(over=("c",), max_examples=8)
 @bicon.falsifier("stated")
 def _(p):
     """As printed (phi = x^2/2 - 1, y = (0.7, -0.4)): f* = 1.605 but Phi^** = 2.605."""
-    lower, upper, fstar = _biconj(p)
+    lower, upper, fstar, extra = _biconj(p)
     res = max(lower - fstar, fstar - upper, 0.0)
     return Outcome(residual=res, tolerance=8 * EPS * (abs(fstar) + 1),
-                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar})
+                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar, **extra})
 
 
 # ===========================================================================
