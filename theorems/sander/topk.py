@@ -700,8 +700,11 @@ lamlim = Claim(
     ],
     validate=_validate_nk,
     notes="E7.3, p = 2. For lam > spread(x) PAV pools everything: mask y = (x - mean x)/lam + k/n exactly, so "
-          "|y - k/n| <= max|x - mean x|/lam; topkmag: gamma = sum|x|/(n + lam k), y = (x - u)/lam, so "
-          "|lam y - x| = |u| <= sum|x|/(n + lam k). Both O(1/lam) bounds are the tolerances.",
+          "|y - k/n| <= max|x - mean x|/lam; topkmag: gamma = sum|x|/(n + lam k), y = (x - u)/lam, but "
+          "PAV need not pool everything for topkmag (k = n: nothing pools; audit: the bound sum|x|/(n + lam k) refuted "
+          "n = k = 2): |lam y - x| = |u| <= the largest prefix weighted mean of the sorted |x| (the first isotonic block), "
+          "computed from x alone, <= sum|x|/(lam + 1). lam <= spread(x) is inconclusive (the mask's bound needs "
+          "lam > spread). Both O(1/lam) bounds are the tolerances.",
     catalogue="sander_part23 §2.4 D7.3; §4 E7.3",
     covers=("D7.3", "E7.3"),
 )
@@ -719,9 +722,23 @@ def _(p):
     ym = tk.topk_mask(x, k, p.lam, 2.0)
     yg = tk.topk_mag(x, k, p.lam, 2.0)
     rnd = 64 * p.n * EPS * (np.max(np.abs(x)) + p.lam * k)
+    # |lam y - x| = |u|, u the non-increasing isotonic fit of the sorted |x| (targets s_i/(lam w_i + 1), weights
+    # lam w_i + 1, w = 1_k).  Its largest value is its first block's, which is the largest prefix weighted mean
+    # max_j sum_{i<=j} s_i / sum_{i<=j}(lam w_i + 1), computed here from x alone (not from the solver); it is
+    # <= sum|x|/(lam + 1) since every prefix holds a head index: the O(1/lam) rate.  (The former bound
+    # sum|x|/(n + lam k) assumed PAV pools everything, which fails e.g. for k = n, where nothing pools: n = k = 2
+    # was refuted.)
+    s_ = np.sort(np.abs(x))[::-1]
+    wts = np.where(np.arange(p.n) < k, p.lam + 1.0, 1.0)
+    mag_bound = float(np.max(np.cumsum(s_) / np.cumsum(wts)))
+    # the mask pools everything (y = (x - mean x)/lam + k/n) only for lam > spread(x): the rate bound's hypothesis
+    spread = float(np.ptp(x))
+    if p.lam <= spread:
+        return inconclusive(f"lam = {p.lam:g} <= spread(x) = {spread:.3g}: the mask's O(1/lam) bound max|x - mean|/lam "
+                            "needs lam > spread(x) (PAV pools everything from there on)")
     return Outcome.from_parts({
         "mask_to_k_over_n": (float(np.max(np.abs(ym - k / p.n))), float(np.max(np.abs(x - x.mean()))) / p.lam + rnd / p.lam),
-        "lam_topkmag_to_x": (float(np.max(np.abs(p.lam * yg - x))), float(np.sum(np.abs(x))) / (p.n + p.lam * k) + rnd),
+        "lam_topkmag_to_x": (float(np.max(np.abs(p.lam * yg - x))), mag_bound + rnd),
     }, "lambda -> infinity limits", values={"mask": ym.tolist(), "lam_times_topkmag_over_x": (p.lam * yg / x).tolist()})
 
 
