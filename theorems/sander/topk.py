@@ -496,7 +496,9 @@ smooth = Claim(
     lines=(4861, 4862),
     statement=r"p\in(1,2):\ \mathbf y_{\varphi,R}\ \text{differentiable everywhere and sparse};\ p=2:\ "
               r"\text{differentiable a.e. and sparse}",
-    status="holds",
+    status="erratum",
+    corrected=r"p\in(1,2):\ \mathbf y_{\varphi,R}\ \text{differentiable except where a coordinate enters or leaves the "
+              r"cap }y_i=1\text{ (the box face of }P(\mathbf 1_k)\text{), and sparse for small }\lambda",
     params=[
         Param.float("p", 4 / 3, 1.0, 1.5, "p in (1, 3/2] (where F' is Lipschitz, so the O(h) kink test applies)",
                     low_open=True, search=(1.2, 1.5)),
@@ -511,7 +513,15 @@ smooth = Claim(
           "Sparsity: F = 0 exactly on the middle of [2, 3] (both p). The p = 2 variant is the falsifier. For p in (3/2, 2) "
           "F' is only Hoelder with exponent q - 2 < 1 near the threshold (y ~ (x - tau)^(q-1)), so the jump decays like "
           "h^(q-2) and this two-decade test does not apply (p = 1.75: ratio 0.51 per decade, expected 10^(-1/3) = 0.46); "
-          "the parameter range is restricted to (1, 3/2].",
+          "the parameter range is restricted to (1, 3/2]. "
+          "AUDIT (status holds -> erratum): the p-norm smooths only the zero threshold ((x - tau)_+^(q-1) is C^1 at 0), "
+          "not the cap y_i = 1 of P(1_k): clip(((x_i - tau)/lam)^(q-1), 0, 1) has slope (q-1)/lam on one side of the cap. "
+          "On Fig 7.1's path at lam = 1 every cap transition falls where y_2 = y_3 = 0, so the figure shows no kink; at "
+          "lam = 2, p = 4/3, y_1 leaves the cap at s = 2.93 and F' jumps from 0 to 0.151 (one-sided quotients at h = 1e-5; "
+          "PAV and the independent KKT bisection give the same values); the former check was refuted for every lam >= 1.1. "
+          "The numeric check tests the corrected statement (kink test with the cells at cap transitions left out; exact "
+          "zeros only for lam <= 1, Fig 7.1's regime: for larger lam the path need not be sparse); the falsifier "
+          "stated_everywhere_lam2 runs the kink test over the whole path at lam = 2.",
     catalogue="sander_part23 §2.4 C7.2",
     covers=("C7.2",),
 )
@@ -522,21 +532,53 @@ def _path_F(s_grid, p, lam):
                                               "closed" if p in (2.0, 4 / 3) else "bisect")[1:3])) for s in s_grid])
 
 
-def _kink_outcome(p, pv):
+def _path_Y(s_grid, p, lam):
+    return np.array([tk.relaxed(np.array([3.0, 1.0, -1.0 + s, s]), 2, lam, p, False,
+                                "closed" if p in (2.0, 4 / 3) else "bisect") for s in s_grid])
+
+
+def _cap_cells(Y):
+    """Cells [s_j, s_j+1] across which some coordinate enters or leaves the cap y_i = 1 (the box face of the
+    capped simplex P(1_k) = {y in [0,1]^n, sum y = k}): there clip(., 0, 1) has slope (q-1)/lam != 0 on one side
+    and 0 on the other, so the p-norm does not smooth it."""
+    at_cap = Y >= 1 - 1e-12
+    return np.any(at_cap[1:] != at_cap[:-1], axis=1)
+
+
+def _kink_outcome(p, pv, exclude_caps=True):
+    """Kink test on F = y_2 + y_3 along the Fig 7.1 path, at steps 10h and h.  With exclude_caps, difference-quotient
+    jumps next to a cell where a coordinate crosses the cap 1 are left out (the corrected statement: C^1 away from
+    the cap transitions); without, the whole path is tested (the statement as printed)."""
     out = {}
+    caps_seen = []
     for h in (10 * p.h, p.h):
         grid = np.arange(1.5, 3.5 + h / 2, h)
-        F = _path_F(grid, pv, p.lam)
+        Y = _path_Y(grid, pv, p.lam)
+        F = Y[:, 1] + Y[:, 2]
         D = np.diff(F) / h
-        out[h] = (float(np.max(np.abs(np.diff(D)))), grid, F)
+        J = np.abs(np.diff(D))                      # jump at interior node j+1, between cells j and j+1
+        if exclude_caps:
+            cap = _cap_cells(Y)
+            near = np.zeros(len(J), bool)
+            for j in np.nonzero(cap)[0]:
+                near[max(j - 2, 0):j + 2] = True
+            caps_seen += [float(grid[j]) for j in np.nonzero(cap)[0]]
+            J = np.where(near, 0.0, J)
+        out[h] = (float(np.max(J)), grid, F)
     big, small = out[10 * p.h][0], out[p.h][0]
     allowed = 4 * p.h * big / (10 * p.h) + 64 * EPS / p.h
-    mid = _path_F(np.array([2.2, 2.5, 2.8]), pv, p.lam)
+    parts = {"C1_kink_test": (small, allowed)}
+    Ymid = _path_Y(np.array([2.2, 2.5, 2.8]), pv, p.lam)
+    zeros = int(np.sum(Ymid == 0.0))
+    if p.lam <= 1.0:
+        # Fig 7.1's regime: y_2 = y_3 = 0 exactly in the middle of [2, 3]
+        parts["exact_zero_on_[2.2,2.8]"] = (float(np.max(np.abs(Ymid[:, 1] + Ymid[:, 2]))), 0.0)
     grid, F = out[10 * p.h][1], out[10 * p.h][2]
     step = max(1, len(grid) // 200)
-    return Outcome.from_parts({"C1_kink_test": (small, allowed), "exact_zero_on_[2.2,2.8]": (float(np.max(np.abs(mid))), 0.0)},
-                              f"derivative jumps at h = {10 * p.h:g} and {p.h:g}",
+    return Outcome.from_parts(parts, f"derivative jumps at h = {10 * p.h:g} and {p.h:g}",
                               values={"jump_10h": big, "jump_h": small, "p": pv,
+                                      "cap_transitions_excluded_near_s": sorted(set(round(c, 6) for c in caps_seen)),
+                                      "exact_zeros_at_s_2.2_2.5_2.8": zeros,
                                       "plot": {"kind": "line", "x": grid[::step].tolist(),
                                                "series": {f"y2+y3, p={pv:.3g}": F[::step].tolist()},
                                                "xlabel": "s", "ylabel": "y_2 + y_3", "title": "Fig 7.1 path"}})
@@ -545,17 +587,27 @@ def _kink_outcome(p, pv):
 @smooth.numeric
 @_in_double_range
 def _(p):
-    """The difference-quotient jump shrinks like h for p in (1, 2); y_2 + y_3 = 0 exactly inside [2, 3]."""
+    """Corrected statement: away from the cap transitions the difference-quotient jump shrinks like h for p in (1, 3/2];
+    y_2 + y_3 = 0 exactly inside [2, 3] (lam <= 1)."""
     return _kink_outcome(p, p.p)
 
 
-smooth.property(over=("p",), max_examples=2, fixed={"h": 2e-3})
+smooth.property(over=("p", "lam"), max_examples=4, fixed={"h": 2e-3})
 
 
 @smooth.falsifier("p2_differentiable_everywhere")
 def _(p):
-    """p = 2: the jump stays 0.5 as h shrinks (a true kink), so 'differentiable everywhere' fails."""
-    return _kink_outcome(p, 2.0)
+    """p = 2: the jump stays 0.5 as h shrinks (a true kink at the zero threshold), so 'differentiable everywhere' fails.
+    Whole path (at lam = 1 the zero-threshold kinks of p = 2 coincide with cap transitions, which the corrected
+    check leaves out; p = 4/3 passes this whole-path test at lam = 1)."""
+    return _kink_outcome(p, 2.0, exclude_caps=False)
+
+
+@smooth.falsifier("stated_everywhere_lam2")
+def _(p):
+    """The statement as printed ('differentiable everywhere' for p in (1, 2)) at p = 4/3, lam = 2: y_1 leaves the cap
+    1 at s = 2.93 and F' jumps from 0 to 0.151 (left/right quotients at h = 1e-5, PAV and the KKT bisection agree)."""
+    return _kink_outcome(p.replace(lam=2.0), p.p, exclude_caps=False)
 
 
 # ===========================================================================
