@@ -418,3 +418,25 @@ def gaussian_l2softmax(WQ, WK, Sigma, eps):
     Returns the matrix ``B`` with ``E[x'|x] = B x``."""
     S = WK @ Sigma @ WK.T
     return Sigma @ WK.T @ np.linalg.solve(S + eps * np.eye(S.shape[0]), WQ)
+
+
+def scaling_least_squares(C) -> np.ndarray:
+    """Independent route to the Sinkhorn limit ``K^inf = diag(e^f) e^C diag(e^g)`` (rows and columns summing to 1):
+    Levenberg-Marquardt (scipy.optimize.least_squares) on the log-marginal equations in the potentials, gauge g_0 = 0.
+    No alternating normalisation: a reference for the iteration's limit (small n only, dense Jacobian)."""
+    from scipy.optimize import least_squares
+    C = check_cost(C)
+    n = C.shape[0]
+    if n == 1:
+        return np.ones((1, 1))
+
+    def resid(z):
+        f = z[:n]
+        g = np.concatenate([[0.0], z[n:]])
+        A = C + f[:, None] + g[None, :]
+        return np.concatenate([_lse(A, 1), _lse(A, 0)[1:]])
+    z0 = np.concatenate([-_lse(C, 1), np.zeros(n - 1)])
+    r = least_squares(resid, z0, xtol=1e-15, ftol=1e-15, gtol=1e-15, method="lm")
+    f = r.x[:n]
+    g = np.concatenate([[0.0], r.x[n:]])
+    return np.exp(C + f[:, None] + g[None, :])

@@ -436,9 +436,11 @@ exactmul = Claim(
     params=[
         Param.int("num", 9, 1, 10**6, "numerator n of gamma = n/d", search=(1, 999)),
         Param.int("den", 10, 1, 10**6, "denominator d of gamma = n/d", search=(1, 1000)),
-        Param.int("steps", 200, 1, 5000, "number of successive multiplications", search=(1, 300)),
+        Param.int("steps", 200, 1, 1000, "number of successive multiplications (<= 1000: audit, draws with up to "
+                  "5000 steps x 10^5 values timed out at 60 s)", search=(1, 300)),
         Param.int("bits", 41, 1, 200, "values c are random integers in [-2^bits, 2^bits]", search=(1, 62)),
-        Param.int("count", 1000, 1, 100_000, "number of values"),
+        Param.int("count", 1000, 1, 1000, "number of values (<= 1000, with steps <= 1000: the run stays within a "
+                  "minute on a loaded machine; the Python-integer buffers grow by log2(den/num) bits per step)"),
         Param.seed("seed of the values"),
     ],
     validate=_validate_ratio,

@@ -124,7 +124,7 @@ def _lambda_curve():
             "xlabel": "eps", "ylabel": "lambda_eps", "title": "Threshold lambda_eps = min Psi_eps(R) (Fig 4.4 left)"}
 
 
-def _range_outcome(p, lam_s, alpha, label, extra_values=None, lam_float=None):
+def _range_outcome(p, lam_s, alpha, label, extra_values=None, lam_float=None, lam_ref_s=None):
     """The statement 'lam = lam_s e^{-kappa} is min Psi_eps(R), attained at theta(alpha)' checked for a
     candidate (lam_s, alpha), lam_s in the scaled units g = e^kappa G.  Parts and error models:
 
@@ -136,7 +136,9 @@ def _range_outcome(p, lam_s, alpha, label, extra_values=None, lam_float=None):
     * critical: |g'(alpha)| with tol 32u(1 + kappa)(1 + alpha): rounding of g' plus g'' * (alpha error
       ~ 2u alpha) with |g''| <= 1 + kappa.
     * convex: g''(alpha) > 0 (tol 0).
-    * value: |lam_s - g(alpha)| <= 8u(1 + kappa) + 8u|lam_s|.
+    * value: |lam_ref - g(alpha)| <= 8u(1 + kappa) + 8u|lam_s| + rad(lam_ref), lam_ref = e^kappa lambda_eps
+      from the arb enclosure (an independent route: arb interval Newton, arb arithmetic); a falsifier's
+      candidate (no reference) is compared with g at its own alpha.
     * psi_theta_star (kappa <= 700 only): Psi_eps([[theta*]]) by psi_eps (expm of the 2x2 first-order
       system M) equals lam.  Error model: scipy's scaling-and-squaring expm has backward error <= u in
       M (Higham 2005, the Pade degree is chosen for it), so an entry of expm(M) carries a forward error
@@ -165,7 +167,11 @@ def _range_outcome(p, lam_s, alpha, label, extra_values=None, lam_float=None):
     # local-minimum conditions at alpha
     parts["critical"] = (abs(float(_g1(alpha, k))), 32 * U * (1 + k) * (1 + alpha))
     parts["convex"] = (max(0.0, -float(_g2(alpha, k))), 0.0)
-    parts["value"] = (abs(lam_s - float(_g(alpha, k))), tol_g)
+    # value: the candidate's scaled value against g(alpha).  For the claim's own candidate the caller passes
+    # lam_ref_s from an independent route (arb interval Newton on G' = 0 and arb evaluation, radius rad_ref_s),
+    # so this compares two computations, not g(alpha) with itself.
+    lam_v, rad_v = (lam_s, 0.0) if lam_ref_s is None else lam_ref_s
+    parts["value"] = (abs(lam_v - float(_g(alpha, k))), tol_g + rad_v)
     theta_star = -eps * alpha * alpha - 1 / (4 * eps)
     vals.update(theta_star=theta_star)
     # through the matrix function itself
@@ -175,8 +181,26 @@ def _range_outcome(p, lam_s, alpha, label, extra_values=None, lam_float=None):
         psi1 = float(pe.psi_eps(np.array([[theta_star]]), eps)[0, 0])
         Mts = np.array([[0.0, 1.0], [theta_star / eps, -1.0 / eps]])
         norm_exp = float(np.linalg.norm(sla.expm(Mts), 1))
-        parts["psi_theta_star"] = (abs(psi1 - lam), 32 * U * normM * norm_exp)
+        tol_expm = 32 * U * normM * norm_exp
+        parts["psi_theta_star"] = (abs(psi1 - lam), tol_expm)
         vals.update(expm_norm_1=norm_exp)
+        # ode_min: min over theta of Psi_eps(theta) through the ODE alone (expm of the first-order system,
+        # no G formula): a 2001-point grid on [theta* - w, theta* + w], w = |theta*|/2 + 1, then bounded Brent
+        # from the best grid cell.  Nothing may lie below lam (per-point expm error tol_expm, the norms on
+        # that interval are within a factor 2 of theta*'s), and the minimum found must equal lam: at a
+        # minimum the value error of Brent is second order in its location error, so it is bounded by the
+        # evaluation noise, 4 tol_expm in all.
+        from scipy.optimize import minimize_scalar
+        w = abs(theta_star) / 2 + 1.0
+        ths = np.linspace(theta_star - w, theta_star + w, 2001)
+        pv = pe.psi_eps(ths.reshape(-1, 1, 1), eps)[:, 0, 0]
+        j = int(np.argmin(pv))
+        lo_b, hi_b = ths[max(j - 1, 0)], ths[min(j + 1, len(ths) - 1)]
+        res = minimize_scalar(lambda t: float(pe.psi_eps(np.array([[t]]), eps)[0, 0]), bounds=(lo_b, hi_b),
+                              method="bounded", options={"xatol": 1e-14 * (abs(theta_star) + 1)})
+        ode_min = min(float(res.fun), float(pv[j]))
+        parts["ode_min"] = (abs(ode_min - lam), 4 * 2 * tol_expm)
+        vals.update(ode_min=ode_min, ode_argmin_theta=float(res.x))
         rng = np.random.default_rng(p.seed)
         mu = theta_star + np.concatenate([[0.0], rng.uniform(-1, 1, p.d - 1) * (abs(theta_star) + 1)])
         Q = np.linalg.qr(rng.standard_normal((p.d, p.d)))[0]
@@ -206,6 +230,22 @@ def _arb_values(eps):
                             "arb_global_min_certificate": cert}
 
 
+def _arb_scaled(lam_b, eps):
+    """(mid, radius) in float of e^kappa lambda_eps from the arb enclosure (interval Newton on w = a^2 e^kappa G',
+    arb evaluation), at log2(kappa) extra bits so that e^kappa is resolved: the independent reference for
+    the 'value' part (the float candidate is g at the float alpha)."""
+    import flint
+    old = flint.ctx.prec
+    try:
+        k = 0.5 / eps
+        flint.ctx.prec = 200 + (int(math.ceil(math.log2(k))) + 4 if k > 1 else 0)
+        kb = 1 / (2 * flint.arb(eps))
+        s = lam_b * kb.exp()
+        return float(s.mid()), float(s.rad()) + 4 * U * abs(float(s.mid()))
+    finally:
+        flint.ctx.prec = old
+
+
 @claim.numeric(backends=("numpy", "mpmath"))
 def psi_range_numeric(p):
     """lambda_eps (float64 / 40-digit mpmath) is min G_eps on a fine grid + tail bound, a strict local
@@ -229,7 +269,8 @@ def psi_range_numeric(p):
             tol40 = mpm.mpf(10) ** -38 * abs(lam_m)
             gap_ratio = float(gap / (rad + tol40))
             crit_ratio = float(abs(g1) / (mpm.mpf(10) ** -36 * (1 + km)))
-        base = _range_outcome(p, float(lam_s_m), float(a_m), "mpmath 40 digits", lam_float=float(lam_m))
+        base = _range_outcome(p, float(lam_s_m), float(a_m), "mpmath 40 digits", lam_float=float(lam_m),
+                              lam_ref_s=_arb_scaled(lam_b, eps))
         parts = {k2: (v["residual"], v["tolerance"]) for k2, v in base.values["parts"].items()}
         # 40-digit parts: arb ball (+10^-38 |lambda| for mpmath's own rounding), G' = 0 to 36 digits
         parts["arb_contains_mpmath"] = (gap_ratio, 1.0)
@@ -250,7 +291,7 @@ def psi_range_numeric(p):
                  precision={"float64": "1e-12 rel (error model ~8u while lambda is normal)",
                             "mpmath": "30+ digits (backend mpmath)", "arb": "certified ball, 200 bits"},
                  plot=_lambda_curve())
-    out = _range_outcome(p, lam_s, a, "float64", extra, lam_float=lam)
+    out = _range_outcome(p, lam_s, a, "float64", extra, lam_float=lam, lam_ref_s=_arb_scaled(lam_b, eps))
     parts = {k2: (v["residual"], v["tolerance"]) for k2, v in out.values["parts"].items()}
     if lam != 0.0 and abs(lam) > 1e-300:
         parts["float64_vs_arb"] = (abs(lam - mid), 8 * U * abs(lam) + rad)

@@ -28,12 +28,20 @@ from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 EPS = float(np.finfo(float).eps)
 
 
-def _y_tol(x, k, lam, p, n_scale=64):
+def _y_tol(x, k, lam, p, n_scale=64, y=None):
+    """Entrywise error of y = grad R*(x - u) for an error du = n_scale n u S in the isotonic solution u.
+    For q = p/(p-1) >= 2: dy/dz = ((q-1)/lam) (|z|/lam)^(q-2) = ((q-1)/lam) |y|^((q-2)/(q-1)); with the outputs y
+    of the solvers compared (``y``, a posteriori) |y| <= Y = max(1, max|y|) and the slope is <= (q-1) Y/lam (audit:
+    the a priori (2S)^(q-2) lam^(1-q) gave 4e124 near p = 1, a tolerance that cannot fail).  Without ``y``: the
+    a priori bound.  For q < 2: Hoelder, 2 lam^(1-q) du^(q-1)."""
     q = p / (p - 1)
     n = len(x)
     S = float(np.max(np.abs(x))) + lam * k + 1.0
     du = n_scale * n * EPS * S
     if q >= 2:
+        if y is not None:
+            Y = max(1.0, max(float(np.max(np.abs(v))) for v in y))
+            return (q - 1) / lam * Y * du * (1 + (q - 2) * du / lam) + 4 * n * EPS
         return lam ** (1 - q) * (q - 1) * (2 * S) ** (q - 2) * du + 4 * n * EPS
     return 2 * lam ** (1 - q) * du ** (q - 1) + 4 * n * EPS
 
@@ -207,7 +215,11 @@ relaxed = Claim(
     notes="Three independent routes: PAV with the closed-form pooling (p = 2 linear, p = 4/3 the cubic of App. "
           "7.A.6), PAV with bisection pooling (any p), and a KKT solver with no isotonic regression (capped simplex "
           "for the mask; the Prop 7.3 variational form for topkmag). For the mask also sum y = k and y in [0, 1]. "
-          "Proof typo: 'max_{v_1 >= ...}' at l.5105 is min.",
+          "Proof typo: 'max_{v_1 >= ...}' at l.5105 is min. Tolerance (_y_tol): for p <= 2 the a posteriori slope "
+          "(q-1) max(1,|y|)/lam times the isotonic error 64 n u S (audit: the a priori (2S)^(q-2) lam^(1-q) factor "
+          "reached 4e124 near p = 1); for p > 2 (q < 2) y = |z|^(q-1) is only Hoelder at z = 0 and the worst case "
+          "2 lam^(1-q) du^(q-1) is ~1e-6, 10^10 above the typical residual: it is the bound for an entry at the "
+          "threshold, where the comparison cannot resolve more.",
     catalogue="sander_part23 §2.4 P7.2, P7.5/P7.6, C7.1",
     covers=("P7.2", "P7.5", "P7.6"),
 )
@@ -229,7 +241,7 @@ def _(p):
     x = _x_of(p)
     k = min(p.k, x.size)
     yb, yk, yc = _relaxed_outputs(p, x, k)
-    tol = _y_tol(x, k, p.lam, p.p)
+    tol = _y_tol(x, k, p.lam, p.p, y=[v for v in (yb, yk, yc) if v is not None])
     parts = {"pav_bisect_vs_kkt": (float(np.max(np.abs(yb - yk))), 2 * tol)}
     if yc is not None:
         parts["pav_closed_vs_bisect"] = (float(np.max(np.abs(yc - yb))), 2 * tol)
@@ -496,7 +508,9 @@ smooth = Claim(
     lines=(4861, 4862),
     statement=r"p\in(1,2):\ \mathbf y_{\varphi,R}\ \text{differentiable everywhere and sparse};\ p=2:\ "
               r"\text{differentiable a.e. and sparse}",
-    status="holds",
+    status="erratum",
+    corrected=r"p\in(1,2):\ \mathbf y_{\varphi,R}\ \text{differentiable except where a coordinate enters or leaves the "
+              r"cap }y_i=1\text{ (the box face of }P(\mathbf 1_k)\text{), and sparse for small }\lambda",
     params=[
         Param.float("p", 4 / 3, 1.0, 1.5, "p in (1, 3/2] (where F' is Lipschitz, so the O(h) kink test applies)",
                     low_open=True, search=(1.2, 1.5)),
@@ -511,7 +525,15 @@ smooth = Claim(
           "Sparsity: F = 0 exactly on the middle of [2, 3] (both p). The p = 2 variant is the falsifier. For p in (3/2, 2) "
           "F' is only Hoelder with exponent q - 2 < 1 near the threshold (y ~ (x - tau)^(q-1)), so the jump decays like "
           "h^(q-2) and this two-decade test does not apply (p = 1.75: ratio 0.51 per decade, expected 10^(-1/3) = 0.46); "
-          "the parameter range is restricted to (1, 3/2].",
+          "the parameter range is restricted to (1, 3/2]. "
+          "AUDIT (status holds -> erratum): the p-norm smooths only the zero threshold ((x - tau)_+^(q-1) is C^1 at 0), "
+          "not the cap y_i = 1 of P(1_k): clip(((x_i - tau)/lam)^(q-1), 0, 1) has slope (q-1)/lam on one side of the cap. "
+          "On Fig 7.1's path at lam = 1 every cap transition falls where y_2 = y_3 = 0, so the figure shows no kink; at "
+          "lam = 2, p = 4/3, y_1 leaves the cap at s = 2.93 and F' jumps from 0 to 0.151 (one-sided quotients at h = 1e-5; "
+          "PAV and the independent KKT bisection give the same values); the former check was refuted for every lam >= 1.1. "
+          "The numeric check tests the corrected statement (kink test with the cells at cap transitions left out; exact "
+          "zeros only for lam <= 1, Fig 7.1's regime: for larger lam the path need not be sparse); the falsifier "
+          "stated_everywhere_lam2 runs the kink test over the whole path at lam = 2.",
     catalogue="sander_part23 §2.4 C7.2",
     covers=("C7.2",),
 )
@@ -522,21 +544,53 @@ def _path_F(s_grid, p, lam):
                                               "closed" if p in (2.0, 4 / 3) else "bisect")[1:3])) for s in s_grid])
 
 
-def _kink_outcome(p, pv):
+def _path_Y(s_grid, p, lam):
+    return np.array([tk.relaxed(np.array([3.0, 1.0, -1.0 + s, s]), 2, lam, p, False,
+                                "closed" if p in (2.0, 4 / 3) else "bisect") for s in s_grid])
+
+
+def _cap_cells(Y):
+    """Cells [s_j, s_j+1] across which some coordinate enters or leaves the cap y_i = 1 (the box face of the
+    capped simplex P(1_k) = {y in [0,1]^n, sum y = k}): there clip(., 0, 1) has slope (q-1)/lam != 0 on one side
+    and 0 on the other, so the p-norm does not smooth it."""
+    at_cap = Y >= 1 - 1e-12
+    return np.any(at_cap[1:] != at_cap[:-1], axis=1)
+
+
+def _kink_outcome(p, pv, exclude_caps=True):
+    """Kink test on F = y_2 + y_3 along the Fig 7.1 path, at steps 10h and h.  With exclude_caps, difference-quotient
+    jumps next to a cell where a coordinate crosses the cap 1 are left out (the corrected statement: C^1 away from
+    the cap transitions); without, the whole path is tested (the statement as printed)."""
     out = {}
+    caps_seen = []
     for h in (10 * p.h, p.h):
         grid = np.arange(1.5, 3.5 + h / 2, h)
-        F = _path_F(grid, pv, p.lam)
+        Y = _path_Y(grid, pv, p.lam)
+        F = Y[:, 1] + Y[:, 2]
         D = np.diff(F) / h
-        out[h] = (float(np.max(np.abs(np.diff(D)))), grid, F)
+        J = np.abs(np.diff(D))                      # jump at interior node j+1, between cells j and j+1
+        if exclude_caps:
+            cap = _cap_cells(Y)
+            near = np.zeros(len(J), bool)
+            for j in np.nonzero(cap)[0]:
+                near[max(j - 2, 0):j + 2] = True
+            caps_seen += [float(grid[j]) for j in np.nonzero(cap)[0]]
+            J = np.where(near, 0.0, J)
+        out[h] = (float(np.max(J)), grid, F)
     big, small = out[10 * p.h][0], out[p.h][0]
     allowed = 4 * p.h * big / (10 * p.h) + 64 * EPS / p.h
-    mid = _path_F(np.array([2.2, 2.5, 2.8]), pv, p.lam)
+    parts = {"C1_kink_test": (small, allowed)}
+    Ymid = _path_Y(np.array([2.2, 2.5, 2.8]), pv, p.lam)
+    zeros = int(np.sum(Ymid == 0.0))
+    if p.lam <= 1.0:
+        # Fig 7.1's regime: y_2 = y_3 = 0 exactly in the middle of [2, 3]
+        parts["exact_zero_on_[2.2,2.8]"] = (float(np.max(np.abs(Ymid[:, 1] + Ymid[:, 2]))), 0.0)
     grid, F = out[10 * p.h][1], out[10 * p.h][2]
     step = max(1, len(grid) // 200)
-    return Outcome.from_parts({"C1_kink_test": (small, allowed), "exact_zero_on_[2.2,2.8]": (float(np.max(np.abs(mid))), 0.0)},
-                              f"derivative jumps at h = {10 * p.h:g} and {p.h:g}",
+    return Outcome.from_parts(parts, f"derivative jumps at h = {10 * p.h:g} and {p.h:g}",
                               values={"jump_10h": big, "jump_h": small, "p": pv,
+                                      "cap_transitions_excluded_near_s": sorted(set(round(c, 6) for c in caps_seen)),
+                                      "exact_zeros_at_s_2.2_2.5_2.8": zeros,
                                       "plot": {"kind": "line", "x": grid[::step].tolist(),
                                                "series": {f"y2+y3, p={pv:.3g}": F[::step].tolist()},
                                                "xlabel": "s", "ylabel": "y_2 + y_3", "title": "Fig 7.1 path"}})
@@ -545,17 +599,27 @@ def _kink_outcome(p, pv):
 @smooth.numeric
 @_in_double_range
 def _(p):
-    """The difference-quotient jump shrinks like h for p in (1, 2); y_2 + y_3 = 0 exactly inside [2, 3]."""
+    """Corrected statement: away from the cap transitions the difference-quotient jump shrinks like h for p in (1, 3/2];
+    y_2 + y_3 = 0 exactly inside [2, 3] (lam <= 1)."""
     return _kink_outcome(p, p.p)
 
 
-smooth.property(over=("p",), max_examples=2, fixed={"h": 2e-3})
+smooth.property(over=("p", "lam"), max_examples=4, fixed={"h": 2e-3})
 
 
 @smooth.falsifier("p2_differentiable_everywhere")
 def _(p):
-    """p = 2: the jump stays 0.5 as h shrinks (a true kink), so 'differentiable everywhere' fails."""
-    return _kink_outcome(p, 2.0)
+    """p = 2: the jump stays 0.5 as h shrinks (a true kink at the zero threshold), so 'differentiable everywhere' fails.
+    Whole path (at lam = 1 the zero-threshold kinks of p = 2 coincide with cap transitions, which the corrected
+    check leaves out; p = 4/3 passes this whole-path test at lam = 1)."""
+    return _kink_outcome(p, 2.0, exclude_caps=False)
+
+
+@smooth.falsifier("stated_everywhere_lam2")
+def _(p):
+    """The statement as printed ('differentiable everywhere' for p in (1, 2)) at p = 4/3, lam = 2: y_1 leaves the cap
+    1 at s = 2.93 and F' jumps from 0 to 0.151 (left/right quotients at h = 1e-5, PAV and the KKT bisection agree)."""
+    return _kink_outcome(p.replace(lam=2.0), p.p, exclude_caps=False)
 
 
 # ===========================================================================
@@ -577,48 +641,92 @@ bicon = Claim(
         Param.float("y1", 0.7, -2.0, 2.0, "first coordinate of y"),
         Param.float("y2", -0.4, -2.0, 2.0, "second coordinate of y"),
     ],
-    notes="E7.1. n = 2, k = 1. f*_phi(y, 1_1) = (|y_1| + |y_2|)^2/2 - c (perspective minimum). Phi_1^* (x) = "
-          "max_i phi(x_i) + c (closed form: the zero coordinate contributes -phi*(0) = c), and Phi^** = sup_x <x,y> - "
-          "Phi^*(x) is computed on a two-level grid of [-4, 4]^2: the grid value is a lower bound, and "
-          "Lipschitz continuity (|y| + max|grad Phi^*|) times the half-diagonal of a cell gives the upper bound. "
+    notes="E7.1. n = 2, k = 1. f*_phi(y, 1_1) = (|y_1| + |y_2|)^2/2 - c (perspective minimum). Both conjugates are "
+          "computed numerically from phi alone (audit: the first was a hand-written closed form that already held the "
+          "-phi*(0) term the erratum is about): phi* by a discrete sup over a t-grid, Phi_1^*(x) = sup over y in S_1 "
+          "by a sup over the supports |I| <= 1 and a y-grid (each coordinate outside I pays phi*(0)), and Phi^** = "
+          "sup_x <x,y> - Phi^*(x) on a two-level grid of [-4, 4]^2: the grid value is a lower bound, Lipschitz "
+          "continuity (|y| + the y-grid half-width) times the half-diagonal of a cell the upper bound, widened by "
+          "E = 2(h_t^2 + h_y^2)/8 for the discrete conjugates (curvature 1, spacing 1e-3). "
           "The proof drops sum_{i not in I} phi*(0) (l.5071-5077).",
     catalogue="sander_part23 §2.4 P7.4; §4 E7.1",
     covers=("P7.4", "E7.1"),
 )
 
 
-def _biconj(p):
-    y = np.array([p.y1, p.y2])
-    c = p.c
+_BC_T, _BC_Y = 10.0, 7.0            # t-grid (phi -> phi*) and y-grid (phi* -> Phi^*) half-widths
+_BC_HT, _BC_HY = 1e-3, 1e-3         # their spacings
 
-    def phistar_conj(X1, X2):            # Phi_1^*(x) = max(phi(x1), phi(x2)) + c, phi = x^2/2 + c
-        return np.maximum(X1 ** 2, X2 ** 2) / 2 + c + c
+
+def _legendre(vals, grid, at):
+    """Discrete Legendre transform sup_{s in grid} (a s - vals(s)) at every a of ``at`` (chunked max)."""
+    out = np.empty(len(at))
+    for i in range(0, len(at), 256):
+        a = at[i:i + 256, None]
+        out[i:i + 256] = np.max(a * grid[None, :] - vals[None, :], axis=1)
+    return out
+
+
+def _phi_star_conj(p, X1, X2, g1, g2):
+    """Phi_1^*(x) = sup_{y in S_1} <x, y> - sum_i phi*(y_i), computed numerically from phi alone (n = 2, k = 1):
+    phi* = sup_t (t y - phi(t)) on a t-grid, and for each support I in {{}, {1}, {2}} (|I| <= k) the sup over
+    y_I of x_I y_I - phi*(y_I) on a y-grid, minus phi*(0) for each coordinate outside I (y_i = 0 there).
+    No closed form of phi*, Phi^* or the -phi*(0) term is used: the term appears because the zero
+    coordinates of y in S_k still pay phi*(0)."""
+    c = p.c
+    t = np.arange(-_BC_T, _BC_T + _BC_HT / 2, _BC_HT)
+    yv = np.arange(-_BC_Y, _BC_Y + _BC_HY / 2, _BC_HY)
+    phi = t ** 2 / 2 + c
+    phistar_y = _legendre(phi, t, yv)                 # phi* on the y-grid
+    phistar0 = float(np.max(-phi))                    # phi*(0) = sup_t -phi(t)
+    H1 = _legendre(phistar_y, yv, g1)[:, None]         # sup_y x1 y - phi*(y), x1 on its 1-D grid
+    H2 = _legendre(phistar_y, yv, g2)[None, :]
+    return np.maximum(np.maximum(H1 - phistar0, H2 - phistar0), -2 * phistar0) + 0 * X1, phistar0
+
+
+def _biconj(p):
+    """Phi^**(y) = sup_x <x, y> - Phi^*(x) with Phi^* computed numerically (_phi_star_conj) on a two-level grid of
+    [-4, 4]^2.  Bracket: the grid sup is a lower bound of the sup of the numerical Phi^*; Lipschitz continuity
+    (|y| + Y, Y the y-grid half-width bounding the slopes of the numerical Phi^*) times the half-diagonal of a
+    cell gives the upper bound.  Error model of the numerical conjugates (maximisers inside the grids: |x| <= 4
+    needs |y| <= 4 < Y = 7, |y| <= 7 needs |t| <= 7 < T = 10): a discrete sup of a concave objective with
+    curvature <= 1 (phi'' = phi*'' = 1) on spacing h loses at most h^2/8, so phi*_num in [phi* - h_t^2/8, phi*],
+    H_num in [H - h_y^2/8, H + h_t^2/8], and Phi^*_num, Phi^**_num are within E = 2(h_t^2 + h_y^2)/8 of the exact."""
+    y = np.array([p.y1, p.y2])
     L = 4.0
     g = np.linspace(-L, L, 801)
     X1, X2 = np.meshgrid(g, g, indexing="ij")
-    V = X1 * y[0] + X2 * y[1] - phistar_conj(X1, X2)
+    P, phistar0 = _phi_star_conj(p, X1, X2, g, g)
+    V = X1 * y[0] + X2 * y[1] - P
     i, j = np.unravel_index(np.argmax(V), V.shape)
     h = 2 * (g[1] - g[0])
     g1 = np.linspace(g[i] - h, g[i] + h, 801)
     g2 = np.linspace(g[j] - h, g[j] + h, 801)
     X1, X2 = np.meshgrid(g1, g2, indexing="ij")
-    V2 = X1 * y[0] + X2 * y[1] - phistar_conj(X1, X2)
+    P2, _ = _phi_star_conj(p, X1, X2, g1, g2)
+    V2 = X1 * y[0] + X2 * y[1] - P2
     lower = float(V2.max())
     cell = g1[1] - g1[0]
-    lip = float(np.linalg.norm(y)) + float(np.max(np.hypot(np.abs(X1), np.abs(X2))))
+    lip = float(np.linalg.norm(y)) + _BC_Y
+    E = 2 * (_BC_HT ** 2 + _BC_HY ** 2) / 8
     upper = lower + lip * cell / math.sqrt(2)
-    fstar = (abs(y[0]) + abs(y[1])) ** 2 / 2 - c * 1     # k = 1
-    return lower, upper, fstar
+    # f*_phi(y, 1_1) = min over z in [0,1]^2, z1 + z2 = 1, of sum z_i phi*(y_i / z_i) (Prop 7.3), phi* = y^2/2 - c:
+    # the perspective minimum (|y1| + |y2|)^2 / 2 - c (k = 1)
+    fstar = (abs(y[0]) + abs(y[1])) ** 2 / 2 - p.c * 1
+    closed = np.maximum(X1 ** 2, X2 ** 2) / 2 + 2 * p.c     # the closed form max_i phi(x_i) + c, for the record
+    return lower - E, upper + E, fstar, {"phi_star_0_numeric": phistar0,
+                                         "Phi_star_numeric_vs_closed_form_max": float(np.max(np.abs(P2 - closed))),
+                                         "conjugate_error_model_E": E}
 
 
 @bicon.numeric
 def _(p):
     """Phi^** lies in the grid bracket around f*_phi + (n - k) phi*(0)."""
-    lower, upper, fstar = _biconj(p)
+    lower, upper, fstar, extra = _biconj(p)
     target = fstar + (2 - 1) * (-p.c)
     res = max(lower - target, target - upper, 0.0)
     return Outcome(residual=res, tolerance=8 * EPS * (abs(target) + 1),
-                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar, "corrected": target},
+                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar, "corrected": target, **extra},
                    message="distance of the corrected value to the bracket [grid sup, grid sup + Lip * cell]")
 
 
@@ -628,10 +736,10 @@ bicon.property(over=("c",), max_examples=8)
 @bicon.falsifier("stated")
 def _(p):
     """As printed (phi = x^2/2 - 1, y = (0.7, -0.4)): f* = 1.605 but Phi^** = 2.605."""
-    lower, upper, fstar = _biconj(p)
+    lower, upper, fstar, extra = _biconj(p)
     res = max(lower - fstar, fstar - upper, 0.0)
     return Outcome(residual=res, tolerance=8 * EPS * (abs(fstar) + 1),
-                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar})
+                   values={"Phi_bicon_bracket": [lower, upper], "f_star": fstar, **extra})
 
 
 # ===========================================================================
@@ -656,8 +764,11 @@ lamlim = Claim(
     ],
     validate=_validate_nk,
     notes="E7.3, p = 2. For lam > spread(x) PAV pools everything: mask y = (x - mean x)/lam + k/n exactly, so "
-          "|y - k/n| <= max|x - mean x|/lam; topkmag: gamma = sum|x|/(n + lam k), y = (x - u)/lam, so "
-          "|lam y - x| = |u| <= sum|x|/(n + lam k). Both O(1/lam) bounds are the tolerances.",
+          "|y - k/n| <= max|x - mean x|/lam; topkmag: gamma = sum|x|/(n + lam k), y = (x - u)/lam, but "
+          "PAV need not pool everything for topkmag (k = n: nothing pools; audit: the bound sum|x|/(n + lam k) refuted "
+          "n = k = 2): |lam y - x| = |u| <= the largest prefix weighted mean of the sorted |x| (the first isotonic block), "
+          "computed from x alone, <= sum|x|/(lam + 1). lam <= spread(x) is inconclusive (the mask's bound needs "
+          "lam > spread). Both O(1/lam) bounds are the tolerances.",
     catalogue="sander_part23 §2.4 D7.3; §4 E7.3",
     covers=("D7.3", "E7.3"),
 )
@@ -675,9 +786,23 @@ def _(p):
     ym = tk.topk_mask(x, k, p.lam, 2.0)
     yg = tk.topk_mag(x, k, p.lam, 2.0)
     rnd = 64 * p.n * EPS * (np.max(np.abs(x)) + p.lam * k)
+    # |lam y - x| = |u|, u the non-increasing isotonic fit of the sorted |x| (targets s_i/(lam w_i + 1), weights
+    # lam w_i + 1, w = 1_k).  Its largest value is its first block's, which is the largest prefix weighted mean
+    # max_j sum_{i<=j} s_i / sum_{i<=j}(lam w_i + 1), computed here from x alone (not from the solver); it is
+    # <= sum|x|/(lam + 1) since every prefix holds a head index: the O(1/lam) rate.  (The former bound
+    # sum|x|/(n + lam k) assumed PAV pools everything, which fails e.g. for k = n, where nothing pools: n = k = 2
+    # was refuted.)
+    s_ = np.sort(np.abs(x))[::-1]
+    wts = np.where(np.arange(p.n) < k, p.lam + 1.0, 1.0)
+    mag_bound = float(np.max(np.cumsum(s_) / np.cumsum(wts)))
+    # the mask pools everything (y = (x - mean x)/lam + k/n) only for lam > spread(x): the rate bound's hypothesis
+    spread = float(np.ptp(x))
+    if p.lam <= spread:
+        return inconclusive(f"lam = {p.lam:g} <= spread(x) = {spread:.3g}: the mask's O(1/lam) bound max|x - mean|/lam "
+                            "needs lam > spread(x) (PAV pools everything from there on)")
     return Outcome.from_parts({
         "mask_to_k_over_n": (float(np.max(np.abs(ym - k / p.n))), float(np.max(np.abs(x - x.mean()))) / p.lam + rnd / p.lam),
-        "lam_topkmag_to_x": (float(np.max(np.abs(p.lam * yg - x))), float(np.sum(np.abs(x))) / (p.n + p.lam * k) + rnd),
+        "lam_topkmag_to_x": (float(np.max(np.abs(p.lam * yg - x))), mag_bound + rnd),
     }, "lambda -> infinity limits", values={"mask": ym.tolist(), "lam_times_topkmag_over_x": (p.lam * yg / x).tolist()})
 
 
