@@ -284,7 +284,7 @@ def _stiff_stepper(z0, P, t_bound, backend, rtol, atol, t0, method=None):
 
 
 def solve_to_equilibrium(u0, v0, w0, a, b, tau_h, tau_y, g=EQ7_FACTOR, backend="numba", rtol=1e-11,
-                         atol=1e-14, m=2, stop_rel=None, samples_per_chunk=6, max_chunks=60,
+                         atol=1e-14, m=2, stop_rel=None, samples_per_chunk=6, max_chunks=100,
                          max_steps=2_000_000, stiff_steps=500):
     """Integrate the lifted system from a consistent ``(u0, v0, w0)`` until it has converged.
 
