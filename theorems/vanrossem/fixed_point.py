@@ -896,6 +896,9 @@ def _conservation_run(p, variant=None):
     grid = np.linspace(0, p.T, 41)
     runs = []
     import warnings
+    # step budget of the whole run (both tolerances): a stiff draw (sweep: tau's ~1e-4, dy2_0/dh2_0 ~ 100, T ~ 500)
+    # needed > 1e6 NumPy steps and ran past the 60 s limit; past the budget the check is inconclusive
+    budget = 60_000
     for rtol in (1e-10, 1e-12):
         y = np.array([p.dh2_0, p.dy2_0, p.w_0])
         Cs, us = [p.dy2_0 / p.dh2_0 - k * p.dh2_0], [p.dh2_0]
@@ -903,8 +906,12 @@ def _conservation_run(p, variant=None):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    y, _, _ = rk.dopri5_numpy(f, t0, y, t1, args, rtol=rtol, atol=rtol * 1e-3, max_steps=20_000)
+                    y, acc, rej = rk.dopri5_numpy(f, t0, y, t1, args, rtol=rtol, atol=rtol * 1e-3,
+                                                  max_steps=min(20_000, budget))
+                budget -= acc + rej
             except RuntimeError:
+                return None
+            if budget <= 0:
                 return None
             if not np.all(np.isfinite(y)) or y[0] <= 1e-6 * p.dh2_0:
                 return None
