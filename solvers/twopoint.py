@@ -38,11 +38,12 @@ from solvers.specialise import register
 __all__ = ["EQ7_FACTOR", "TRUE_FACTOR", "eq7_rhs", "eq7_rhs_numpy", "lift_rhs", "lift_rhs_numpy",
            "eq7_params", "lift_params", "lift_from_uvw", "uvw_from_lift", "a_high", "a_low", "eq10",
            "eq10_minus", "level_a_high", "newton_du", "integrate_lifted", "solve_to_equilibrium",
-           "integrate_eq7_naive", "consistent"]
+           "integrate_eq7_naive", "consistent", "lift_jacobian", "integrate_lifted_stiff"]
 
 EPS = float(np.finfo(float).eps)
 EQ7_FACTOR = 0.5   # the paper's Eq 17 gradients (Eq 7 verbatim)
 TRUE_FACTOR = 0.25  # the true gradients of the loss Eq 16 (erratum E1)
+STIFF_METHOD = "Radau"  # SciPy method of integrate_lifted_stiff
 
 
 # ---------------------------------------------------------------------------
@@ -232,9 +233,59 @@ def integrate_lifted(z0, P, t1, backend="numba", rtol=1e-11, atol=1e-14, t0=0.0,
                            h0=h0, max_steps=max_steps)
 
 
+def lift_jacobian(z, P):
+    """Jacobian of the lifted field :func:`lift_rhs` (``alpha = g a/tau_h``, ``beta = g/tau_y``)::
+
+        d s'/d s = -alpha |q|^2,   d s'/d q = -alpha (r + s q),
+        d q'/d s = -beta (r + s q), d q'/d q = -beta s^2 I."""
+    a, th, ty, g = P[0], P[1], P[2], P[3]
+    s, q = z[0], np.asarray(z[1:], dtype=float)
+    r = q * s - P[4:]
+    m = q.shape[0]
+    J = np.empty((m + 1, m + 1))
+    J[0, 0] = -g * a / th * (q @ q)
+    J[0, 1:] = -g * a / th * (r + q * s)
+    J[1:, 0] = -g / ty * (r + s * q)
+    J[1:, 1:] = -g / ty * s * s * np.eye(m)
+    return J
+
+
+def integrate_lifted_stiff(z0, P, t1, backend="numba", rtol=1e-11, atol=1e-14, t0=0.0, method=None):
+    """The lifted system from ``t0`` to ``t1`` by a SciPy implicit method (``STIFF_METHOD``) with the
+    exact Jacobian :func:`lift_jacobian`; returns ``(z, steps, 0)`` like :func:`integrate_lifted`.
+
+    For the collapse regime (``a |q|^2/tau_h`` much larger than the rate ``s^2/tau_y`` at which the state then
+    moves): there Dormand-Prince is held at step ``~ 3 tau_h/(g a |q|^2)`` by stability, not accuracy, and a
+    plateau of length ``T`` costs ``~ T g a |q|^2/tau_h`` steps (10^6-10^8 at ``|dy(0)|^2/|dh(0)|^2 = 10^3-10^5``).
+    ``backend='numba'`` evaluates the field with the Numba kernel, anything else with the NumPy reference."""
+    stepper = _stiff_stepper(z0, P, t1, backend, rtol, atol, t0, method)
+    n = 0
+    while stepper.status == "running":
+        msg = stepper.step()
+        n += 1
+        if stepper.status == "failed":
+            raise RuntimeError(f"{method or STIFF_METHOD} on the lifted system failed before t1={t1}: {msg}")
+    return stepper.y.copy(), n, 0
+
+
+def _stiff_stepper(z0, P, t_bound, backend, rtol, atol, t0, method=None):
+    """A SciPy implicit stepper (``STIFF_METHOD``, Radau IIA of order 5) on the lifted system with the exact
+    Jacobian; stepping one object across many sample times avoids restarting it at every sample."""
+    from scipy import integrate
+    P = np.asarray(P, dtype=float)
+    if backend == "numba":
+        args = (P,)
+        fun = lambda t, z: lift_rhs(t, z, args)  # noqa: E731
+    else:
+        fun = lambda t, z: lift_rhs_numpy(t, z, P)  # noqa: E731
+    cls = getattr(integrate, method or STIFF_METHOD)
+    return cls(fun, t0, np.asarray(z0, dtype=float), t_bound, rtol=rtol, atol=atol,
+               jac=lambda t, z: lift_jacobian(z, P))
+
+
 def solve_to_equilibrium(u0, v0, w0, a, b, tau_h, tau_y, g=EQ7_FACTOR, backend="numba", rtol=1e-11,
-                         atol=1e-14, m=2, stop_rel=None, samples_per_chunk=6, max_chunks=60,
-                         max_steps=2_000_000):
+                         atol=1e-14, m=2, stop_rel=None, samples_per_chunk=6, max_chunks=100,
+                         max_steps=2_000_000, stiff_steps=500):
     """Integrate the lifted system from a consistent ``(u0, v0, w0)`` until it has converged.
 
     **Stopping rule.**  Time advances in chunks ``[T_k, T_{k+1}]`` with ``T_1 = 1/rate0`` (``rate0`` the
@@ -243,6 +294,12 @@ def solve_to_equilibrium(u0, v0, w0, a, b, tau_h, tau_y, g=EQ7_FACTOR, backend="
     :func:`newton_du`) estimates ``u(inf) - u(T)``.  Stop when ``u > 0``, ``|du| <= stop_rel * u`` and
     ``|w| <= stop_rel * max(u, b)`` (default ``stop_rel = rtol``), or give up after ``max_chunks`` chunks
     (``converged = False``).  The chunk doubling makes the cost logarithmic in the plateau length.
+
+    **Stiffness.**  Each sample interval is first given to Dormand-Prince with a budget of ``stiff_steps``
+    steps; an interval that exhausts it is stiff (the collapse regime, see :func:`integrate_lifted_stiff`), and
+    that interval and every later one are integrated by LSODA with the exact Jacobian (``stiff_from`` records
+    the time of the switch, None when there was none).  The a-posteriori error model of the limit
+    (the drift of the conserved ``A_high`` and the Newton distance) does not depend on which method ran.
 
     Returns a dict: ``z`` (final lifted state), ``t``, ``u, v, w`` (final), ``du`` (Newton distance), ``AH0``
     and ``AH_end`` (the conserved quantity at the start and the end: its drift is the integrator's error along
@@ -263,12 +320,34 @@ def solve_to_equilibrium(u0, v0, w0, a, b, tau_h, tau_y, g=EQ7_FACTOR, backend="
     sign = np.sign(z[0])
     converged = False
     du = math.inf
+    stiff_from = None
+    budget = min(max_steps, stiff_steps) if stiff_steps else max_steps
     for _ in range(max_chunks):
         grid = np.linspace(t, T, samples_per_chunk + 1)[1:]
         for t1 in grid:
-            z, acc, rej = integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3,
-                                           max_steps=max_steps)
-            steps += acc + rej
+            if t1 <= t:
+                continue
+            if stiff_from is None:
+                try:
+                    z1, acc, rej = integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3,
+                                                    max_steps=budget)
+                    z = z1
+                    steps += acc + rej
+                except RuntimeError:
+                    if not stiff_steps:
+                        raise
+                    stiff_from = t
+                    steps += budget
+                    stepper = _stiff_stepper(z, P, math.inf, backend, rtol, atol, t)
+            if stiff_from is not None:
+                # one implicit stepper for the rest of the run; the sample is taken at the first step
+                # boundary at or past t1 (no interpolation: the state is the integrator's own)
+                while stepper.t < t1:
+                    msg = stepper.step()
+                    steps += 1
+                    if stepper.status == "failed":
+                        raise RuntimeError(f"{STIFF_METHOD} on the lifted system failed at t={stepper.t}: {msg}")
+                z, t1 = stepper.y.copy(), float(stepper.t)
             t = t1
             ts.append(t)
             us.append(float(z[0] ** 2))
@@ -287,7 +366,8 @@ def solve_to_equilibrium(u0, v0, w0, a, b, tau_h, tau_y, g=EQ7_FACTOR, backend="
     u, v, w = (float(x) for x in uvw_from_lift(z, dYv))
     return {"z": z, "t": t, "u": u, "v": v, "w": w, "du": float(du), "AH0": AH0,
             "AH_end": float(level_a_high(z, a, tau_h, tau_y)), "AL": AL, "crossings": crossings,
-            "steps": steps, "converged": converged, "ts": ts, "us": us, "delta_y_vec": dYv}
+            "steps": steps, "converged": converged, "ts": ts, "us": us, "delta_y_vec": dYv,
+            "stiff_from": stiff_from}
 
 
 def integrate_eq7_naive(u0, v0, w0, a, b, tau_h, tau_y, t1, g=EQ7_FACTOR, rtol=1e-11, atol=1e-14,

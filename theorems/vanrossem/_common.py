@@ -100,17 +100,37 @@ def converge(p, g=tp.EQ7_FACTOR, backend=None, **over):
     return tp.solve_to_equilibrium(p.dh2_0, p.dy2_0, p.w_0, a, b, p.tau_h, p.tau_y, **kw)
 
 
+def limit_sensitivity(res):
+    """``|d u*/d A_high|`` of Eq 10 near the run's level sets: ``d(A_H/2 + S)/dA_H = 1/2 + A_H/(4 S) = u*/(2 S)``
+    (in [0, 1]), the larger of its values at ``A_high(0)`` and ``A_high(T)``, plus ``drift/(8 S)`` for the
+    curvature (``d^2 u*/dA_H^2 = A_L^2/(4 S^3) <= 1/(4 S)``); 1 where ``S = 0``."""
+    AL = res["AL"]
+    drift = abs(res["AH_end"] - res["AH0"])
+    best = 0.0
+    for AH in (res["AH0"], res["AH_end"]):
+        S = math.hypot(AH / 2, AL)
+        if S == 0 or not math.isfinite(S):
+            return 1.0
+        best = max(best, tp.eq10(AH, AL) / (2 * S) + drift / (8 * S))
+    return min(1.0, best)
+
+
 def limit_tolerance(res, *scales):
     """Error model of ``|u(T) - u*|`` for a converged run ``res``:
 
-    * ``|A_high(T) - A_high(0)|``: the integrator's drift along the line of equilibria (the conserved
-      quantity selects the equilibrium, and ``|d u*/d A_high| = 1/2 + A_high/(4 S) <= 1``);
+    * ``sens * (|A_high(T) - A_high(0)| + 8 eps (2 u0 + |A_high(0)|))``: the integrator's drift along the line of
+      equilibria and the rounding of ``A_high(0) = u0 - (tau_y a/tau_h) v0/u0`` (its two terms are at most
+      ``u0`` and ``u0 + |A_high|``) move the selected equilibrium by ``sens`` = :func:`limit_sensitivity`
+      times as much (``sens = u*/(2S) <= 1``; ~ ``u*/|A_high|`` in the collapse regime ``A_high << -A_low``);
     * ``2 |du|``: the Newton step of Eq 25 on the final level set estimates the distance ``u* - u(T)`` to
       first order; the factor 2 covers the ``O(du^2 + w^2)`` remainder at the stopping time;
     * ``10 rtol u``: local error of the last steps; ``32 eps (sum of scales)``: rounding of ``u = s^2``
-      and of Eq 10."""
+      and of Eq 10 (scales: the compared values and any other quantity the caller's formula rounds)."""
     drift = abs(res["AH_end"] - res["AH0"])
-    return drift + 2 * abs(res["du"]) + 10 * RTOL * abs(res["u"]) + 32 * EPS * sum(abs(x) for x in scales)
+    u0 = abs(res["us"][0]) if res.get("us") else 0.0
+    ah_round = 8 * EPS * (2 * u0 + abs(res["AH0"]))
+    return (limit_sensitivity(res) * (drift + ah_round) + 2 * abs(res["du"]) + 10 * RTOL * abs(res["u"])
+            + 32 * EPS * (abs(res["u"]) + sum(abs(x) for x in scales)))
 
 
 def not_converged(res):
@@ -137,7 +157,7 @@ def limit_outcome(p, predicted, res, label, extra=None):
     if not res["converged"]:
         return not_converged(res)
     resid = abs(res["u"] - predicted)
-    tol = limit_tolerance(res, AH, AL, predicted, res["u"])
+    tol = limit_tolerance(res, predicted)
     values = {"dh2_predicted": predicted, "dh2_integrated": res["u"], "A_high": AH, "A_low": AL,
               "t_stop": res["t"], "newton_distance": res["du"], "A_high_drift": res["AH_end"] - res["AH0"],
               "crossings": res["crossings"], "rk_steps": res["steps"]}
