@@ -96,7 +96,9 @@ flow = Claim(
     ],
     validate=_validate_flow,
     notes="D2: Frobenius metric, R' = Omega R.  D4: yt fixed data.  D6: cluster separation is checked along "
-          "the whole direct trajectory (every step); when it fails the instance is inconclusive.  The direct "
+          "both trajectories (every step); where it is lost the flows are compared on the prefix before it (one "
+          "step dropped; issue-19 audit, was inconclusive: 8/20 sweep draws), inconclusive if that is < 20 steps.  "
+          "The direct "
           "flow differentiates the composed cost (2.26) written through the network (tau = W^{-1}(sigma(Wx+b)-b), "
           "W general, evaluated at W = R) by the chain rule and projects onto T_R O(Q) = o(Q) R; nothing of "
           "Thm 3.2 is used.  Instance: cluster l centred at 3Q e_l, apex -beta_l near its centre (every sector "
