@@ -185,24 +185,32 @@ def grad_composed(Rs, betas, clusters, yt):
     """Euclidean gradient of :func:`cost_network_general` in (W^(l), beta^(l)) at W^(l) = R_l, by the
     chain rule through tau = W^{-1} sigma(W(z + beta)) - beta (no use of Theorem 3.2).
     Returns (gW list, gbeta list)."""
+    X, lab, cnt = pack_clusters(clusters)
+    yt = np.asarray(yt, dtype=float)
+    return _grad_packed(Rs, betas, X, yt[lab].T, 1.0 / cnt[lab])
+
+
+def _grad_packed(Rs, betas, X, Y, w):
+    """:func:`grad_composed` on all points at once: X (Q, N) data, Y (Q, N) each point's target, w (N,)
+    each point's weight 1/N_j.  The cost is a weighted sum over points, so the chain rule runs on the
+    stacked columns (one pass per layer instead of one per cluster and layer)."""
     L = len(Rs)
-    gW = [np.zeros_like(R) for R in Rs]
-    gb = [np.zeros_like(b) for b in betas]
-    for j, Xj in enumerate(clusters):
-        Winv = [np.linalg.inv(R) for R in Rs]
-        zs, us = [Xj], []
-        for k in range(L):
-            u = Rs[k] @ (zs[-1] + betas[k][:, None])
-            us.append(u)
-            zs.append(Winv[k] @ relu(u) - betas[k][:, None])
-        g = (zs[-1] - yt[j][:, None]) / Xj.shape[1]
-        for k in range(L - 1, -1, -1):
-            gs = Winv[k].T @ g                       # dC/ds
-            gu = heav(us[k]) * gs                    # dC/du
-            # d(W^{-1})[dW] = -W^{-1} dW W^{-1};  du = dW (z + beta)
-            gW[k] += -Winv[k].T @ g @ relu(us[k]).T @ Winv[k].T + gu @ (zs[k] + betas[k][:, None]).T
-            gb[k] += np.sum(Rs[k].T @ gu - g, axis=1)
-            g = Rs[k].T @ gu
+    Winv = [np.linalg.inv(R) for R in Rs]
+    zs, us = [X], []
+    for k in range(L):
+        u = Rs[k] @ (zs[-1] + betas[k][:, None])
+        us.append(u)
+        zs.append(Winv[k] @ relu(u) - betas[k][:, None])
+    g = (zs[-1] - Y) * w
+    gW, gb = [None] * L, [None] * L
+    for k in range(L - 1, -1, -1):
+        gs = Winv[k].T @ g                       # dC/ds
+        gu = heav(us[k]) * gs                    # dC/du
+        # d(W^{-1})[dW] = -W^{-1} dW W^{-1};  du = dW (z + beta)
+        gW[k] = -Winv[k].T @ g @ relu(us[k]).T @ Winv[k].T + gu @ (zs[k] + betas[k][:, None]).T
+        g2 = Rs[k].T @ gu
+        gb[k] = np.sum(g2 - g, axis=1)
+        g = g2
     return gW, gb
 
 
@@ -330,9 +338,9 @@ def effective_rhs_numpy(t, y, Rs, X, lab, cnt, yt, mode, sign, freeze):
 def direct_rhs_numpy(t, y, Rs, X, lab, cnt, yt, mode, sign, freeze):
     """Direct gradient flow of the composed cost (2.26): beta' = -dC/dbeta, R' = -pi_-(dC/dW R^T) R."""
     L, Q = Rs.shape[0], Rs.shape[1]
-    clusters = [X[:, lab == j] for j in range(len(cnt))]
     betas, Rl = unpack_state(y, Rs)
-    Oms, dbs = omega_direct(Rl, betas, clusters, yt)
+    gW, gb = _grad_packed(Rl, betas, X, yt[lab].T, 1.0 / cnt[lab])
+    Oms, dbs = [-orthogonal.skew(G @ R.T) for G, R in zip(gW, Rl)], [-g for g in gb]
     A = np.zeros((L, Q, Q)) if freeze else sign * np.array(Oms)
     return np.concatenate(dbs), A
 

@@ -53,10 +53,18 @@ unt = Claim(
           "[-1.5, -0.1]^2 (fully truncated), yt = (-2, -2).  Direct gradient flow.  Checks: the cost never increases "
           "(T4), at T every point is in R^Q_+ and the direct velocity is exactly 0, and the final cost equals the "
           "untruncated loss 1/2 mean|x_i - yt|^2 > 0.  Falsifier 'zero_loss': the headline 'leads to zero-loss "
-          "training' (HL2) applied to this class.",
+          "training' (HL2) applied to this class.  Issue-19 audit: a run not yet untruncated at T continues to s = 20 "
+          "(was inconclusive, 4/20 sweep draws); a cost below the untruncated loss with points still truncated is "
+          "decided refuted (monotone cost: the flow can no longer end in R^Q_+).  FOUND: refuted at N = 3 (seeds 0, "
+          "4, 812554818; 2 of 48 draws N in {1..30}, seeds 0-5): R rotates the whole cluster back into truncation "
+          "with beta -> -yt, a zero-loss collapsed equilibrium (cost 5e-9), so the class statement needs a "
+          "hypothesis (open; status left for the lead).",
     catalogue="chen §2.7 CL1, CL7; §3 R5",
     covers=("CL1", "CL7"),
 )
+
+
+T_UNT_MAX = 20.0     # the declared end of T's range
 
 
 def _unt_run(p):
@@ -76,13 +84,27 @@ def unt_numeric(p):
     """Direct flow: monotone cost, final state untruncated and stationary, final cost = untruncated loss."""
     X, yt, ys, Rss, costs, n, h = _unt_run(p)
     U = Rss[-1, 0] @ (X + ys[-1][:, None])
-    if not np.all(U > 0):
-        return inconclusive(f"not yet fully untruncated at T={p.T} (min layer coordinate {U.min():.3g})")
-    db, Om = cm.omega_direct([Rss[-1, 0]], [ys[-1]], [X], yt[None])[1][0], cm.omega_direct(
-        [Rss[-1, 0]], [ys[-1]], [X], yt[None])[0][0]
+    unloss = 0.5 * float(np.mean(np.sum((X - yt[:, None]) ** 2, axis=0)))
     S = 1 + np.max(np.abs(X)) + np.max(np.abs(ys))
     tol = 64 * 2 * EPS * S * S
-    unloss = 0.5 * float(np.mean(np.sum((X - yt[:, None]) ** 2, axis=0)))
+    if not np.all(U > 0) and p.T < T_UNT_MAX:
+        # not there yet at T (issue-19 audit: 4/20 sweep draws, T as short as 1.15): the claim is about where
+        # the flow ends, so the run continues to the declared range's end s = 20 before it is judged
+        X, yt, ys, Rss, costs, n, h = _unt_run(p.replace(T=T_UNT_MAX))
+        U = Rss[-1, 0] @ (X + ys[-1][:, None])
+    if not np.all(U > 0):
+        if costs[-1] < unloss - n * tol:
+            # the cost never increases, and every untruncated state costs exactly unloss: a flow below it
+            # can no longer end in R^Q_+ (it heads for a lower-loss, partly truncated configuration)
+            return Outcome(residual=unloss - float(costs[-1]), tolerance=n * tol,
+                           values={"cost_final": float(costs[-1]), "untruncated_loss": unloss,
+                                   "min_layer_coordinate": float(U.min())},
+                           message=f"the cost fell to {costs[-1]:.4g} below the untruncated loss {unloss:.4g} with "
+                                   f"points still truncated (min coordinate {U.min():.3g}): the flow cannot end "
+                                   "in the positive-loss equilibrium in R^Q_+")
+        return inconclusive(f"not yet fully untruncated at s={n * h:.3g} (min layer coordinate {U.min():.3g})")
+    db, Om = cm.omega_direct([Rss[-1, 0]], [ys[-1]], [X], yt[None])[1][0], cm.omega_direct(
+        [Rss[-1, 0]], [ys[-1]], [X], yt[None])[0][0]
     rise = float(max(0.0, np.max(np.diff(costs))))
     step = max(1, n // 150)
     return Outcome.from_parts(

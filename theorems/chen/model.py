@@ -153,13 +153,6 @@ def _compose_err(cum, X, upto, final=None):
     return z, _chain_bound(jacs, local, final)
 
 
-def _scale(Ws, bs, X):
-    """1 + the largest |entry| of products that appear: crude magnitude for rounding models."""
-    c = max(np.linalg.cond(np.linalg.multi_dot(Ws[::-1]) if len(Ws) > 1 else Ws[0]), 1.0)
-    return c * (1 + max(np.max(np.abs(b)) for b in bs) + np.max(np.abs(X))) * max(
-        np.prod([np.linalg.norm(W, 2) for W in Ws]), 1.0)
-
-
 # ===========================================================================
 Claim(
     id="chen.network_model",
@@ -537,7 +530,36 @@ def _pb_outcome(p, zero_bias=False):
         std += 0.5 * np.mean(np.sum((out_[:, m] - Y[:, [j]]) ** 2, axis=0))
         D = I[:, m] - np.linalg.solve(W_full, Y[:, [j]])
         pull += 0.5 * np.mean(np.sum(D * (W_full.T @ W_full @ D), axis=0))
-    tol = 64 * p.Q * (p.L + 1) * EPS * _scale(Ws + [W_out], bs, X) ** 2 * np.linalg.cond(W_full)
+    # error model (issue-19 audit; was 64 Q (L+1) eps x a crude scale^2 x cond, 2.4e9 x the residual at the
+    # defaults): first-order per point, reusing output_layer's bounds.  Standard side: r = out - y errs by e_y
+    # (_forward_err with final = W_out, the output affine map and b_out), so |r|^2/2 by |r| e_y + gamma_Q |r|^2.
+    # Pull-back side: |W_full D|^2 with D = I - W_full^{-1} y: W_full I errs by eZ (_compose_err, final = W_full)
+    # + dM |I|, the solve by ||W_full|| ||W_full^{-1}|| (gamma_3Q ||L||U|| + dM) |s|, and the quadratic form
+    # D^T (W^T W) D by gamma_2Q ||W_full||_F^2 |D|^2.  Summed with the weights 1/N_j, doubled (second order).
+    import scipy.linalg as sla
+    cum = _cumulative_err(Ws, bs)
+    c = cum[-1]
+    xL, eL = _forward_err(Ws, bs, X, final=W_out)
+    e_bout = 0.0 if zero_bias else _n2(W_out) * c["db"] + _gam(p.Q) * np.linalg.norm(W_out) * np.linalg.norm(c["b"])
+    e_y = eL + _gam(p.Q + 1) * (np.linalg.norm(W_out) * np.linalg.norm(xL, axis=0) + np.linalg.norm(b_out)) + e_bout
+    Z, eZ = _compose_err(cum, X, p.L, final=W_full)
+    dM = _n2(W_out) * c["dW"] + _gam(p.Q) * np.linalg.norm(W_out) * np.linalg.norm(c["W"])
+    Pm, Lm, Um = sla.lu(W_full)
+    lu = float(np.linalg.norm(np.abs(Pm @ Lm) @ np.abs(Um)))
+    nWf, nWi = _n2(W_full), _n2(np.linalg.inv(W_full))
+    tol = 0.0
+    for j in range(p.clusters):
+        m = lab == j
+        r = np.linalg.norm(out_[:, m] - Y[:, [j]], axis=0)
+        sj = np.linalg.solve(W_full, Y[:, [j]])
+        D = I[:, m] - sj
+        ds = nWf * nWi * (_gam(3 * p.Q) * lu + dM) * float(np.linalg.norm(sj))
+        WD = np.linalg.norm(W_full @ D, axis=0)
+        e_std = r * e_y[m] + _gam(p.Q) * r ** 2
+        e_pull = WD * (eZ[m] + dM * np.linalg.norm(I[:, m], axis=0) + ds) + \
+            _gam(2 * p.Q) * np.linalg.norm(W_full) ** 2 * np.linalg.norm(D, axis=0) ** 2
+        tol += float(np.mean(e_std + e_pull))
+    tol *= 2
     return Outcome(residual=abs(std - pull), tolerance=tol, values={"standard": std, "pullback": pull},
                    message=f"standard {std:.6g} vs pull-back {pull:.6g}")
 
@@ -591,10 +613,31 @@ def _gauge_outcome(p, A):
     y1 = W_out2 @ cm.forward(Ws2, bs2, X)[-1] + b_out[:, None]
     met0 = (W_out @ cm.cumulative(Ws, bs)[0][-1])
     met1 = (W_out2 @ cm.cumulative(Ws2, bs2)[0][-1])
-    tol = 64 * p.Q * (p.L + 1) * EPS * _scale(Ws + [W_out], bs, X) * np.linalg.cond(A)
+    # error model (issue-19 audit; was 64 Q (L+1) eps x a crude scale x cond(A), 1.3e6 x the residual at the
+    # defaults): first-order per point, reusing output_layer's bounds, doubled for the second order.  Each output
+    # errs by its forward chain (_forward_err with final = W_out or W_out A^{-1}) + the output affine map; the
+    # gauged side also by A W_L, A b_L (gamma_Q, reaching the output through W_out A^{-1} D_L) and by
+    # W_out A^{-1} (the inverse to gamma_3Q cond(A) ||A^{-1}||, the product to gamma_Q).  Metric: M = W_out W^(L)
+    # errs by dM (the cumulative product's dW), M^T M by 2 ||M|| dM + gamma_Q ||M||_F^2.
+    Q = p.Q
+    Ainv = np.linalg.inv(A)
+    nA, nAi = np.linalg.norm(A), np.linalg.norm(Ainv)
+    dWo2 = _gam(Q) * np.linalg.norm(W_out) * nAi + _n2(W_out) * _gam(3 * Q) * np.linalg.cond(A) * _n2(Ainv)
+    xL0, e0 = _forward_err(Ws, bs, X, final=W_out)
+    xL1, e1 = _forward_err(Ws2, bs2, X, final=W_out2)
+    xLm = cm.forward(Ws[:-1], bs[:-1], X)[-1]
+    e_y0 = e0 + _gam(Q + 1) * (np.linalg.norm(W_out) * np.linalg.norm(xL0, axis=0) + np.linalg.norm(b_out))
+    e_y1 = (e1 + _gam(Q + 1) * (np.linalg.norm(W_out2) * np.linalg.norm(xL1, axis=0) + np.linalg.norm(b_out))
+            + _n2(W_out2) * _gam(Q) * nA * (np.linalg.norm(Ws[-1]) * np.linalg.norm(xLm, axis=0)
+                                            + np.linalg.norm(bs[-1]))
+            + dWo2 * np.linalg.norm(xL1, axis=0))
+    tol = 2 * float(np.max(e_y0 + e_y1))
+    c0, c1 = _cumulative_err(Ws, bs)[-1], _cumulative_err(Ws2, bs2)[-1]
+    dM0 = _n2(W_out) * c0["dW"] + _gam(Q) * np.linalg.norm(W_out) * np.linalg.norm(c0["W"])
+    dM1 = _n2(W_out2) * c1["dW"] + dWo2 * _n2(c1["W"]) + _gam(Q) * np.linalg.norm(W_out2) * np.linalg.norm(c1["W"])
+    tol_met = 2 * sum(2 * _n2(m) * d + _gam(Q) * np.linalg.norm(m) ** 2 for m, d in ((met0, dM0), (met1, dM1)))
     return Outcome.from_parts({"network_output": (float(np.max(np.abs(y1 - y0))), tol),
-                               "metric_tensor": (float(np.max(np.abs(met1.T @ met1 - met0.T @ met0))),
-                                                 tol * np.max(np.abs(met0)))},
+                               "metric_tensor": (float(np.max(np.abs(met1.T @ met1 - met0.T @ met0))), tol_met)},
                               message="output and metric before/after the gauge map")
 
 
@@ -653,8 +696,37 @@ def rep_numeric(p):
     c_net = 0.5 * np.mean(np.sum((np.linalg.solve(Wc[-1], cm.forward(Ws, bs, X)[-1]) - betas[-1][:, None]
                                   - yt[0][:, None]) ** 2, axis=0))
     c_cum = cm.cost_network_general(Wc, betas, [X], yt)
-    tol = 64 * p.Q * p.L * EPS * _scale(Ws, bs, X) ** 2
-    return Outcome.from_parts({"round_trip": (e, tol), "cost_same_function": (abs(c_net - c_cum), tol * (1 + c_cum))},
+    # error model (issue-19 audit; was 64 Q L eps x a crude scale^2, 5e7 x the residual at the defaults): first
+    # order, doubled.  Round trip: W_l' = W^(l) inv(W^(l-1)) errs by ||inv|| (dW_l + ||W_l|| dW_{l-1}) + ||W_l||
+    # gamma_3Q ||L||U|| ||inv|| (the inverse, Higham ch. 14) + gamma_Q ||W^(l)||_F ||inv||_F; b_l' = W^(l) dbeta by
+    # ||W^(l)|| (dbeta_l + dbeta_{l-1}) + (dW_l + gamma_Q ||W^(l)||_F) |dbeta|.  Cost: c_net = |W^(L)^{-1} x^(L) -
+    # beta - yt|^2/2 errs per point by |r| (||W^-1|| e_f + the solve + dbeta + gamma_1 |.|), c_cum by |r| eZ
+    # (_forward_err, _compose_err), both plus gamma_Q |r|^2.
+    Q = p.Q
+    cum = _cumulative_err(Ws, bs)
+    eW, eb = [], []
+    for l, c in enumerate(cum):
+        if l == 0:
+            eW.append(c["dW"])
+            eb.append(_n2(c["W"]) * c["dbeta"] + (c["dW"] + _gam(Q) * np.linalg.norm(c["W"])) * np.linalg.norm(c["beta"]))
+            continue
+        pc = cum[l - 1]
+        nI = _n2(pc["Winv"])
+        eW.append(nI * (c["dW"] + _n2(Ws[l]) * pc["dW"]) + _n2(Ws[l]) * _gam(3 * Q) * pc["lu"] * nI
+                  + _gam(Q) * np.linalg.norm(c["W"]) * np.linalg.norm(pc["Winv"]))
+        db = np.linalg.norm(c["beta"] - pc["beta"])
+        eb.append(_n2(c["W"]) * (c["dbeta"] + pc["dbeta"]) + (c["dW"] + _gam(Q) * np.linalg.norm(c["W"])) * db)
+    tol_rt = 2 * max(max(eW), max(eb))
+    c = cum[-1]
+    xL, e_f = _forward_err(Ws, bs, X)
+    w = np.linalg.solve(Wc[-1], xL)
+    Zc, eZ = _compose_err(cum, X, p.L)
+    r = np.linalg.norm(Zc - yt[0][:, None], axis=0)
+    nI = _n2(c["Winv"])
+    e_net = nI * e_f + nI * (_gam(3 * Q) * c["lu"] + c["dW"]) * np.linalg.norm(w, axis=0) + c["dbeta"] + \
+        _gam(1) * np.linalg.norm(w - c["beta"][:, None], axis=0)
+    tol_c = 2 * float(np.mean(r * (e_net + eZ) + 2 * _gam(Q) * r ** 2))
+    return Outcome.from_parts({"round_trip": (e, tol_rt), "cost_same_function": (abs(c_net - c_cum), tol_c)},
                               message="round trip and cost in both charts")
 
 

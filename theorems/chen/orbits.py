@@ -447,7 +447,9 @@ stair = Claim(
           "RK4; an event time is the linear interpolation of the first grid crossing b_r >= x_k.  Error model: the "
           "step straddling an event carries a state error <= h |field jump| = h |y-b|/N, i.e. a time shift <= h/n; "
           "later pieces translate in time, so the total shift is <= h sum 1/n <= h (1 + log N); tolerance "
-          "2 h (1 + log N) + O(h^2) interpolation.  The hypothesis of E21 (y > x_N) is the corrected form; "
+          "2 h (1 + log N) + O(h^2) interpolation.  The hypothesis of E21 (y > x_N) is the corrected form; margin < 0 "
+          "is checked against the corrected statement's other branch (points above y never reached, tail rate m/N; "
+          "issue-19 audit: was inconclusive on every such draw); "
           "'stated' = l.795 'reached in finite time for every n' with y < x_N (points never truncated).  "
           "Distinct points (l.771) and b(0) >= x_1 are needed too; with n = 0 the coordinate is frozen (4.44, CL6).",
     catalogue="chen §2.6 S43; §2.7 CL4, CL5; §4 E21",
@@ -513,42 +515,58 @@ def _crossings(B, x, h):
 
 @stair.numeric
 def stair_numeric(p, max_steps=60000):
-    """Event times (4.49) against the direct gradient flow at fixed R, every coordinate; after s_N the
-    residual y - b decays at rate 1 (4.50)."""
-    if p.margin <= 0:
-        return inconclusive("margin <= 0: the hypothesis y > x_N of E21 fails (the stall, see 'stated')")
+    """Event times (4.49) against the direct gradient flow at fixed R, every coordinate, and the tail law.
+    margin > 0 (E21's y > x_N): every point is reached and after s_N y - b decays at rate 1 (4.50).
+    margin < 0 (the corrected statement's other branch, issue-19 audit: was inconclusive on every such draw,
+    half the sweep): the m points below y are reached at the times (4.49), the others never, and after s_m
+    y - b decays at the stalled rate m/N (so b -> y < x_{m+1})."""
     R, beta0, X, yt, Xl, b0, y = _stair_instance(p.Q, p.N, p.seed, p.margin)
+    if np.any(y <= b0):
+        return inconclusive("y <= b(0) in some coordinate: b starts above its target, outside the staircase "
+                            "(b climbs from x_1 towards y)")
     forms = [_event_times_formula(Xl[r], b0[r], y[r], p.N) for r in range(p.Q)]
-    T = max(f[1][-1] for f in forms) + 1.0
+    ms, lasts, starts = [], [], []
+    for r, (n0, tf) in enumerate(forms):
+        fin = np.isfinite(tf)
+        ms.append(n0 + int(fin.sum()))
+        lasts.append(float(tf[fin][-1]) if fin.any() else 0.0)
+        starts.append(float(Xl[r, ms[-1] - 1]) if fin.any() else float(b0[r]))
+    # horizon: the last event plus two e-folds of the (possibly stalled) tail rate m/N
+    T = max(lasts[r] + 2.0 * p.N / ms[r] for r in range(p.Q))
     if T / p.h > max_steps:
-        return inconclusive(f"the last event time {T - 1:.1f} needs more than {max_steps} steps of h={p.h}")
+        return inconclusive(f"the horizon {T:.1f} needs more than {max_steps} steps of h={p.h}")
     R, Xl, b0, y, B, n = _stair_flow(p, T)
-    err, series = 0.0, {}
-    tail = 0.0
+    err, series, tail, never = 0.0, {}, 0.0, 0
     for r in range(p.Q):
         n0, tf = forms[r]
         tg = _crossings(B[:, r], Xl[r, n0:], p.h)
-        err = max(err, float(np.max(np.abs(tg - tf))))
-        # (4.50): after s_N, y - b = e^{-(s - s_N)} (y - x_N), sampled from the first grid point after s_N
-        k = int(np.ceil(tf[-1] / p.h)) + 1
-        s = p.h * np.arange(k, n + 1)
-        pred = np.exp(-(s - tf[-1])) * (y[r] - Xl[r, -1])
+        fin = np.isfinite(tf)
+        never += int(np.sum(np.isfinite(tg[~fin])))       # a point above y that the flow reached
+        if fin.any():
+            err = max(err, float(np.max(np.abs(tg[fin] - tf[fin]))))
+        # tail: y - b = e^{-(m/N)(s - s_m)} (y - x_m), sampled from the first grid point after s_m
+        k = int(np.ceil(lasts[r] / p.h)) + 1
+        sg = p.h * np.arange(k, n + 1)
+        pred = np.exp(-(ms[r] / p.N) * (sg - lasts[r])) * (y[r] - starts[r])
         tail = max(tail, float(np.max(np.abs((y[r] - B[k:, r]) - pred) / pred)))
         if r == 0:
             series = {"event times (4.49)": tf.tolist(), "event times (flow)": tg.tolist()}
     tol = 2 * p.h * (1 + np.log(p.N)) + 10 * p.h ** 2
     step = max(1, n // 150)
-    vals = {"max_event_time_error": err, "tail_rate_rel_dev": tail, "T": T,
+    vals = {"max_event_time_error": err, "tail_rate_rel_dev": tail, "T": T, "points_reached": ms,
             "event_times_formula": [f[1].tolist() for f in forms],
             "plot": {"kind": "line", "x": (p.h * np.arange(0, n + 1, step)).tolist(),
                      "series": {f"b_{r}(s)": B[::step, r].tolist() for r in range(p.Q)},
                      "xlabel": "s", "ylabel": "b = -(R beta)_r",
                      "title": "§4.3 staircase at fixed R: b climbs through the sorted data coordinates"}}
     vals.update(series)
-    # tail: after s_N the rate-1 law holds up to the time shift of the events (relative error <= the
-    # event-time tolerance, since a shift dt changes e^{-(s-s_N)} by the factor e^{dt})
-    return Outcome.from_parts({"event_times": (err, tol), "rate_1_tail": (tail, 2 * tol)},
-                              message=f"max |event time (flow) - (4.49)| = {err:.2e}", values=vals)
+    # tail: the law holds up to the time shift of the events (relative error <= rate x shift <= the
+    # event-time tolerance, since a shift dt changes e^{-(m/N)(s-s_m)} by the factor e^{(m/N) dt}); points
+    # above y: none may be reached (tolerance 0)
+    return Outcome.from_parts({"event_times": (err, tol), "tail_rate_m_over_N": (tail, 2 * tol),
+                               "points_above_y_reached": (float(never), 0.0)},
+                              message=f"max |event time (flow) - (4.49)| = {err:.2e}; points reached {ms} of {p.N}",
+                              values=vals)
 
 
 stair.property(over=("Q", "N", "seed", "margin"), max_examples=6, fixed={"h": 4e-3})
