@@ -185,13 +185,8 @@ def pav_reference(s, w, lam, p, mag, method="closed"):
 # values (contiguous in s), so that case costs O(|B|) per pooling.  Each index is pushed once and merged
 # at most once, so p = 2 and p = 4/3 are O(n) overall.
 
-@njit(cache=True)
-def _cubic_root_nb(P, Q):
-    if P == 0.0 and Q == 0.0:
-        return 0.0
-    D = math.sqrt(Q * Q / 4 + P ** 3 / 27)
-    A = -math.copysign(1.0, Q) * (abs(Q) / 2 + D) ** (1.0 / 3.0)
-    return A - P / (3 * A) if A != 0 else 0.0
+# the same cubic root, compiled for the stack kernel
+_cubic_root_nb = njit(cache=True)(_cubic_root)
 
 
 @njit(cache=True)
