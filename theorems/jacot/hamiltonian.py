@@ -522,9 +522,8 @@ def _(p):
     return _thm4_outcome(p, drop_B_term=True)
 
 
-def _thm4_symbolic(variant):
-    """w = N = 2, K a free symmetric matrix (the identity never uses K's form), A, B free, A' = L(BK - A):
-    the printed right side of Thm 4 minus H = L/2 Tr[B K B^T] - L Tr[B A^T], cancelled."""
+def _t4_matrices():
+    """w = N = 2: A, B free, K a free symmetric matrix, G = K + gamma I, A' = L(BK - A) (eq. (1))."""
     L, g = sp.symbols("L gamma", positive=True)
     a = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
     b = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
@@ -532,10 +531,18 @@ def _thm4_symbolic(variant):
     G = K + g * sp.eye(2)
     Gi = G.inv()
     dA = L * (b * K - a)
+    H = L / 2 * (b * K * b.T).trace() - L * (b * a.T).trace()
+    ip = lambda X, Y: (X * Gi * Y.T).trace()  # noqa: E731
+    return L, g, a, b, K, Gi, dA, H, ip
+
+
+def _thm4_symbolic(variant):
+    """w = N = 2, K a free symmetric matrix (the identity never uses K's form), A, B free, A' = L(BK - A):
+    the printed right side of Thm 4 minus H = L/2 Tr[B K B^T] - L Tr[B A^T], cancelled."""
+    L, g, a, b, K, Gi, dA, H, _ = _t4_matrices()
     M = dA + (g * b if variant == "missing_L" else g * L * b)
     last = 0 if variant == "no_B_term" else g * L / 2 * sum(e**2 for e in b)
     rhs = (M * Gi * M.T).trace() / (2 * L) - L / 2 * (a * Gi * a.T).trace() - last
-    H = L / 2 * (b * K * b.T).trace() - L * (b * a.T).trace()
     return int(sp.cancel(sp.together(rhs - H)) != 0)
 
 

@@ -13,7 +13,7 @@ import sympy as sp
 
 from solvers import leaky
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.jacot.hamiltonian import _params as _base_params
+from theorems.jacot.hamiltonian import _params as _base_params, _t4_matrices
 
 EPS = np.finfo(float).eps
 
@@ -180,20 +180,6 @@ def _(p, variant):
     change, message = {"no_sqrt_gamma_term": (dict(sqrt_term=False), "eq. (3) without the sqrt(gamma) term"),
                        "half_constant": (dict(factor=0.5), "eq. (3) with half its right side")}[variant]
     return _bound_outcome(p, _eq3_excess(p, **change), message)
-
-
-def _t4_matrices():
-    """w = N = 2: A, B free, K a free symmetric matrix, G = K + gamma I, A' = L(BK - A) (eq. (1))."""
-    L, g = sp.symbols("L gamma", positive=True)
-    a = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"a{i}{j}", real=True))
-    b = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"b{i}{j}", real=True))
-    K = sp.Matrix(2, 2, lambda i, j: sp.Symbol(f"k{min(i, j)}{max(i, j)}", real=True))
-    G = K + g * sp.eye(2)
-    Gi = G.inv()
-    dA = L * (b * K - a)
-    H = L / 2 * (b * K * b.T).trace() - L * (b * a.T).trace()
-    ip = lambda X, Y: (X * Gi * Y.T).trace()  # noqa: E731
-    return L, g, a, b, K, Gi, dA, H, ip
 
 
 def _eq3_symbolic(variant="stated"):
