@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from array_api_compat import array_namespace, is_numpy_array
 
-__all__ = ["namespace", "asnumpy", "cupy_available", "backend_namespace"]
+__all__ = ["namespace", "asnumpy", "cupy_available", "backend_namespace", "xp_of", "on"]
 
 
 def namespace(*arrays):
@@ -18,6 +18,8 @@ def asnumpy(x) -> np.ndarray:
         return x
     if hasattr(x, "get"):  # CuPy
         return x.get()
+    if hasattr(x, "__dlpack__"):  # array-api-strict and other CPU libraries: no copy, no __array__ needed
+        return np.from_dlpack(x)
     return np.asarray(x)
 
 
@@ -49,3 +51,21 @@ def backend_namespace(name: str):
         import array_api_strict
         return array_api_strict
     raise ValueError(f"unknown backend {name!r}")
+
+
+def xp_of(p):
+    """The array namespace a check runs on: ``p`` is its validated Params (``p.backend``) or a backend name.
+    NumPy, Numba and mpmath checks get array-api-compat's NumPy namespace, so one array-API code path
+    serves the NumPy reference, array-api-strict and CuPy."""
+    return backend_namespace(p if isinstance(p, str) else getattr(p, "backend", "numpy"))
+
+
+def on(xp, *arrays):
+    """Host NumPy arrays moved to ``xp`` as float64 (complex stays complex), in one call per array: the
+    instances are drawn once on the host, so every backend sees the same numbers."""
+    out = []
+    for a in arrays:
+        a = np.asarray(a)
+        dt = xp.complex128 if np.iscomplexobj(a) else xp.float64
+        out.append(xp.asarray(a, dtype=dt))
+    return out[0] if len(out) == 1 else tuple(out)

@@ -191,10 +191,7 @@ class Claim:
     def numeric(self, func: Callable | None = None, *, backends: Iterable[str] = ("numpy",),
                 slow: bool = False, description: str = ""):
         """The statement evaluated at the (validated) parameters: residual against tolerance."""
-        backends = tuple(backends)
-        for b in backends:
-            if b not in BACKENDS:
-                raise ValueError(f"{self.id}: unknown backend {b!r}")
+        backends = _backends(self.id, backends)
 
         def deco(f):
             self._add(Check(self, "numeric", self.true_variant, f, slow=slow, backends=backends,
@@ -255,7 +252,7 @@ class Claim:
         def deco(f):
             for name, opt in table.items():
                 self._add(Check(self, "falsifier", name, f, slow=opt.get("slow", slow),
-                                backends=tuple(opt.get("backends", backends)),
+                                backends=_backends(self.id, opt.get("backends", backends)),
                                 search=tuple(opt.get("search", search)),
                                 max_examples=opt.get("max_examples", max_examples), family=family,
                                 description=opt.get("description") or description or _doc(f),
@@ -435,6 +432,21 @@ def _sharpened_outcome(claim: "Claim", p: Params, sharpen: float) -> Outcome:
     return Outcome(residual=t / sharpen, tolerance=1.0, values={**out.values, "tightness": t, "sharpen": sharpen},
                    message=f"tightness {t:.6g} against the sharpened factor {sharpen:g} "
                            f"(the sharpened side is {t / sharpen:.6g} x the other)")
+
+
+def _backends(cid: str, backends: Iterable[str]) -> tuple:
+    """The backends a check offers: known names, NumPy first, and array-api-strict wherever CuPy is offered
+    (the CuPy path is array-API code; array-api-strict runs that same code on the CPU, so CI, which has no
+    device, tests it and catches anything NumPy-only in it)."""
+    out = []
+    for b in backends:
+        if b not in BACKENDS:
+            raise ValueError(f"{cid}: unknown backend {b!r}")
+        if b not in out:
+            out.append(b)
+    if "cupy" in out and "array_api_strict" not in out:
+        out.append("array_api_strict")
+    return tuple(out)
 
 
 def _doc(f) -> str:

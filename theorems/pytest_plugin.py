@@ -22,6 +22,7 @@ for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_v, "1")
 
 import json  # noqa: E402
+import math  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -30,6 +31,7 @@ import pytest  # noqa: E402
 from . import profiles  # noqa: E402
 from .documents import KEYS  # noqa: E402
 from .record import dumps  # noqa: E402
+from .vocabulary import ARRAY_API_BACKENDS  # noqa: E402
 
 _RECORDS_KEY = pytest.StashKey[list]()
 _PROGRESS_KEY = pytest.StashKey[dict]()
@@ -38,6 +40,9 @@ _CLAIMS_KEY = pytest.StashKey[dict]()
 
 def pytest_addoption(parser):
     group = parser.getgroup("theorems")
+    group.addoption("--theorems-backend", default="numpy", metavar="B",
+                    help="run every check that offers backend B there alone (cupy: on the device); "
+                         "the rest run on the CPU as usual")
     group.addoption("--runslow", action="store_true", default=False,
                     help="also run checks marked slow (heavy reproductions)")
     group.addoption("--results-json", default=None, metavar="PATH",
@@ -96,9 +101,19 @@ class ClaimNode(pytest.Collector):
         for check in self.claim.checks:
             # a numeric check runs once per backend it offers (NumPy first): the Numba kernel and
             # the CuPy path are held to the same tolerance as the NumPy reference
-            backends = sorted(check.backends, key=lambda b: b != "numpy") if check.kind == "numeric" else ["numpy"]
+            # (a falsifier offering the array API runs there too: its search must find the counterexample
+            # through the same array-API code)
+            backends = (sorted(check.backends, key=lambda b: b != "numpy")
+                        if check.kind == "numeric" or (check.kind == "falsifier"
+                                                       and set(check.backends) & set(ARRAY_API_BACKENDS))
+                        else ["numpy"])
+            if check.kind == "falsifier":
+                backends = [b for b in backends if b in ("numpy", *ARRAY_API_BACKENDS)]
+            only = self.config.getoption("--theorems-backend", "numpy")
+            if only != "numpy" and only in check.backends:
+                backends = [only]  # certify --backend cupy: a check that offers it runs there alone
             for i, b in enumerate(backends):
-                name = check.nodeid if i == 0 else f"{check.kind}[{check.variant}@{b}]"
+                name = check.nodeid if b == "numpy" else f"{check.kind}[{check.variant}@{b}]"
                 # the node id given as a string, so that pytest parses "kind[variant]" into name and
                 # params as it does when it reads the --lf cache (a bracketed child name would not match)
                 yield CheckItem.from_parent(self, name=name, check=check, backend=b,
@@ -111,6 +126,38 @@ SLOW_TIMEOUT = 6 * 3600
 
 class CheckFailed(Exception):
     pass
+
+
+#: this process's NumPy records of the checks that offer an array-API backend (the reference their
+#: array-api-strict and CuPy items must agree with; under xdist a worker without it reruns NumPy)
+_NUMPY_RECORDS: dict = {}
+
+
+def _agree_with_numpy(check, rec: dict) -> dict:
+    """The array-API item's record, held to the NumPy record of the same check at the same parameters:
+    the same verdict, and residuals that differ by at most the check's tolerance (its error model: what
+    the two backends may round differently).  A disagreement turns the record into verdict ``error``."""
+    from .runner import run_check
+    ref = _NUMPY_RECORDS.get((check.claim.id, check.nodeid))
+    if ref is None or ref["params"] != rec["params"]:
+        ref = run_check(check, rec["params"] if check.kind != "falsifier" else None, backend="numpy")
+    agree = {"numpy_verdict": ref["verdict"], "numpy_residual": ref["residual"]}
+    r, r0, tol = rec["residual"], ref["residual"], ref["tolerance"]
+    why = None
+    if ref["verdict"] != rec["verdict"]:
+        why = f"NumPy gives {ref['verdict']}, {rec['backend']} gives {rec['verdict']}"
+    elif all(isinstance(x, (int, float)) and math.isfinite(x) for x in (r, r0, tol)):
+        agree["difference"] = abs(r - r0)
+        if check.kind != "falsifier" and abs(r - r0) > tol:
+            why = (f"residuals differ by {abs(r - r0):.3g}, more than the tolerance {tol:.3g} "
+                   f"(NumPy {r0:.6g}, {rec['backend']} {r:.6g})")
+    rec = dict(rec)
+    vals = dict(rec["values"]) if isinstance(rec.get("values"), dict) else {"values": rec.get("values")}
+    vals["numpy_agreement"] = agree
+    rec["values"] = vals
+    if why:
+        rec.update(verdict="error", message=f"disagrees with the NumPy path: {why}; {rec['message']}")
+    return rec
 
 
 class CheckItem(pytest.Item):
@@ -136,7 +183,16 @@ class CheckItem(pytest.Item):
             ok, why = cupy_available()
             if not ok:
                 pytest.skip(f"gpu check: {why}")
+        if self.backend == "array_api_strict":
+            try:
+                import array_api_strict  # noqa: F401
+            except ImportError as exc:
+                pytest.skip(f"array-api-strict is not installed ({exc})")
         rec = run_check(self.check, backend="cupy" if self.check.gpu else self.backend)
+        if self.backend == "numpy" and set(self.check.backends) & set(ARRAY_API_BACKENDS):
+            _NUMPY_RECORDS[(self.check.claim.id, self.check.nodeid)] = rec
+        if self.backend in ARRAY_API_BACKENDS and rec["verdict"] == self.check.expect:
+            rec = _agree_with_numpy(self.check, rec)
         self.record = rec
         # JSON, so that xdist carries it to the controller and --junitxml writes it as it is
         self.user_properties.append(("record", dumps(rec)))

@@ -12,13 +12,16 @@ from dataclasses import dataclass, field
 
 from .params import ParamError
 
-__all__ = ["STATUSES", "KINDS", "VERDICTS", "BACKENDS", "TRUE_VARIANT", "Outcome", "inconclusive",
+__all__ = ["STATUSES", "KINDS", "VERDICTS", "BACKENDS", "ARRAY_API_BACKENDS", "TRUE_VARIANT", "Outcome", "inconclusive",
            "BackendError", "expected_verdict", "true_variant"]
 
 STATUSES = ("holds", "erratum", "gap", "heuristic", "empirical")
 KINDS = ("symbolic", "numeric", "property", "falsifier", "reproduction")
 VERDICTS = ("certified", "refuted", "inconclusive", "error")
-BACKENDS = ("numpy", "numba", "cupy", "mpmath")
+BACKENDS = ("numpy", "numba", "cupy", "mpmath", "array_api_strict")
+#: backends that run a check's array-API path (``solvers.xp.xp_of``): a check that offers CuPy offers
+#: array-api-strict too, the CPU reference that nothing NumPy-only slipped into that path
+ARRAY_API_BACKENDS = ("cupy", "array_api_strict")
 #: the variant that holds, by status: an erratum's or a gap's corrected form, else the statement
 TRUE_VARIANT = {"holds": "stated", "heuristic": "stated", "empirical": "stated",
                 "erratum": "corrected", "gap": "corrected"}

@@ -669,7 +669,7 @@ def transpose_batched(p):
 @transpose.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Corrected transpose rule, self-adjointness, positive definiteness and (4.17) at W, Z."""
-    if p.batch > 1 or p.backend == "cupy":
+    if p.batch > 1 or p.backend in ("cupy", "array_api_strict"):
         return transpose_batched(p)
     return _transpose_numeric(p, gate=True)
 
