@@ -63,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--markdown", action="store_true", help="print a Markdown table (as in the README)")
     ls.add_argument("--status", default=None, metavar="S",
                     help="only claims of this status (holds, erratum, gap, heuristic, empirical)")
+    ls.add_argument("--backend", default=None, metavar="B",
+                    help="only claims with a numeric or falsifier check that offers backend B (e.g. cupy)")
 
     sh = sub.add_parser("show", help="describe one claim: statement, location, parameters, checks, notes")
     sh.add_argument("id", help="claim id, e.g. menon.balanced_invariance")
@@ -84,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
     ce.add_argument("--out", default="certification", help="output directory")
     ce.add_argument("--document", default=None, help="only this document")
     ce.add_argument("--runslow", action="store_true", help="include checks marked slow")
+    ce.add_argument("--backend", default="numpy", metavar="B",
+                    help="run every check that offers backend B there (cupy: on the GPU) and the rest on "
+                         "the CPU; the report says which ran where (default numpy)")
     ce.add_argument("--select", default=None, metavar="EXPR",
                     help="only checks matching this pytest -k expression (e.g. balanced_invariance)")
     ce.add_argument("--jobs", "-j", type=int, default=1, metavar="N",
@@ -169,6 +174,11 @@ def cmd_list(args) -> int:
         return _bad(str(exc))
     if args.status is not None:
         claims = [c for c in claims if c["status"] == args.status]
+    if getattr(args, "backend", None) is not None:
+        from .vocabulary import BACKENDS
+        if args.backend not in BACKENDS:
+            return _bad(f"unknown backend {args.backend!r} (known: {', '.join(BACKENDS)})")
+        claims = [c for c in claims if any(args.backend in x.get("backends", ()) for x in c["checks"])]
     if args.json:
         print(json.dumps(claims, indent=1))
         return 0
@@ -615,6 +625,15 @@ def cmd_certify(args) -> int:
         return _bad(f"--seed {_short(args.seed)} is out of range [0, 2^32)")
     if args.jobs < 0:
         return _bad(f"--jobs {args.jobs} must be >= 0 (0: one process per core)")
+    from .vocabulary import BACKENDS
+    backend = getattr(args, "backend", "numpy") or "numpy"
+    if backend not in BACKENDS:
+        return _bad(f"unknown backend {_short(backend)} (known: {', '.join(BACKENDS)})")
+    if backend == "cupy":
+        from solvers.xp import cupy_available
+        ok, why = cupy_available()
+        if not ok:
+            return _bad(f"--backend cupy: {why}")
     sweep = None
     if getattr(args, "sweep", None) is not None:  # check strength: a sweep tally to merge (exit 2 if bad)
         from reports.strength import SweepError, load_sweep
@@ -667,6 +686,8 @@ def cmd_certify(args) -> int:
     selectors = [s for s in selectors if s]
     if selectors:
         cmd += ["-k", " and ".join(f"({s})" for s in selectors)]
+    if backend != "numpy":
+        cmd.append(f"--theorems-backend={backend}")
     if args.runslow or rerun_ids:
         cmd.append("--runslow")  # a rerun runs what failed, slow or not
     if args.jobs != 1:
@@ -699,12 +720,13 @@ def cmd_certify(args) -> int:
             "platform": platform.platform(terse=True), "versions": _versions(),
             "profile": args.profile, "seed": "derandomized" if seed is None else seed,
             "hypothesis_database": str(db) if db is not None else None,
-            "pytest_exit": rc, "runslow": bool(args.runslow), "document": args.document,
+            "pytest_exit": rc, "runslow": bool(args.runslow), "document": args.document, "backend": backend,
             "select": args.select,
             "replay": (f"theorems certify --profile {args.profile} --seed {seed}"
                        + (f" --document {args.document}" if args.document else "")
                        + (f" --select {shlex.quote(args.select)}" if args.select else "")
-                       + (" --runslow" if args.runslow else "") + f" --out {args.out}")
+                       + (" --runslow" if args.runslow else "")
+                       + (f" --backend {backend}" if backend != "numpy" else "") + f" --out {args.out}")
             if seed is not None else None}
     from reports import summarise, summary_table
     summary = summarise(described, records)

@@ -89,6 +89,7 @@ from typing import Any, Callable, Iterable
 import numpy as np
 
 from .params import Param, ParamError, _jsonable
+from .vocabulary import ARRAY_API_BACKENDS
 
 __all__ = ["draw_rng", "draw_value", "draw_params", "sweep_check", "sweepable", "run_draw", "replay_command",
            "DrawProcess", "sweep", "tally", "parse_scheduler", "DEFAULT_TIMEOUT", "SweepError"]
@@ -251,7 +252,7 @@ def sweepable(document: str | None = None, claim_ids: Iterable[str] | None = Non
             if chk is None:
                 raise SweepError(f"{cid} has no numeric check of its variant that holds "
                                  f"({getattr(c, 'status', '?')}): nothing to sweep")
-            if backend not in chk.backends:
+            if backend not in chk.backends and backend not in ARRAY_API_BACKENDS:
                 raise SweepError(f"{cid} does not offer backend {backend!r} (offered: {', '.join(chk.backends)})")
             claims.append(c)
         return claims, skipped
@@ -264,11 +265,18 @@ def sweepable(document: str | None = None, claim_ids: Iterable[str] | None = Non
         chk = sweep_check(c)
         if chk is None:
             continue
-        if backend not in chk.backends:
+        if backend not in chk.backends and backend not in ARRAY_API_BACKENDS:
             skipped[c.id] = f"its numeric check does not offer backend {backend!r}"
             continue
         claims.append(c)
     return claims, skipped
+
+
+def backend_for(claim, backend: str) -> str:
+    """Where a claim's draws run: ``backend`` where its numeric check offers it; for an array-API backend
+    (cupy, array_api_strict) the rest run on NumPy (the CPU), as `theorems certify --backend` does."""
+    chk = sweep_check(claim)
+    return backend if chk is not None and backend in chk.backends else "numpy"
 
 
 def replay_command(claim_id: str, params: dict, backend: str = "numpy") -> str:
@@ -605,10 +613,12 @@ class _Dask:
 
 # ---------------------------------------------------------------------------
 # the sweep
-def tally(claims: list, results: dict, backend: str = "numpy") -> dict:
-    """Per claim, in claim order, draws in index order: the contract's ``claims`` object."""
+def tally(claims: list, results: dict, backend: str | dict = "numpy") -> dict:
+    """Per claim, in claim order, draws in index order: the contract's ``claims`` object.  ``backend``: one
+    name, or ``{claim id: backend}`` where the claims ran on different ones."""
     out = {}
     for c in claims:
+        b = backend.get(c.id, "numpy") if isinstance(backend, dict) else backend
         rows = sorted(results.get(c.id, []), key=lambda r: r["index"])
         entry = {"status": c.status, **{k: 0 for k in TALLY_KEYS}, "failures": []}
         for r in rows:
@@ -616,7 +626,9 @@ def tally(claims: list, results: dict, backend: str = "numpy") -> dict:
             if r["verdict"] not in ("certified", "inconclusive", "rejected"):
                 params = r["params"] if r["params"] is not None else draw_params(c, r["seed"], r["index"])
                 entry["failures"].append({"params": params, "verdict": r["verdict"], "message": r["message"],
-                                          "replay": replay_command(c.id, params, backend)})
+                                          "replay": replay_command(c.id, params, b)})
+        if b != "numpy":
+            entry["backend"] = b
         out[c.id] = entry
     return out
 
@@ -631,7 +643,8 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
     workers = workers or os.cpu_count() or 1
     t0 = time.perf_counter()
     engine = _Serial(workers, memory_gb) if scheduler == "serial" else _Dask(scheduler, workers, memory_gb)
-    tasks = [(c.id, c.module, seed, i, backend, timeout, memory_gb) for c in claims for i in range(draws)]
+    where = {c.id: backend_for(c, backend) for c in claims}
+    tasks = [(c.id, c.module, seed, i, where[c.id], timeout, memory_gb) for c in claims for i in range(draws)]
     results: dict = {c.id: [] for c in claims}
     left = {c.id: draws for c in claims}
     counts = {k: 0 for k in TALLY_KEYS}
@@ -658,7 +671,7 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
     finally:
         engine.close()
     wall = time.perf_counter() - t0
-    table = tally(claims, results, backend)
+    table = tally(claims, results, where)
     ran = sum(e[k] for e in table.values() for k in TALLY_KEYS if k != "rejected")
     incon = sum(e["inconclusive"] for e in table.values())
     seconds, resampled = {}, {}
@@ -674,7 +687,8 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
             "inconclusive_rate": "inconclusive / draws run (rejected excluded)",
             "skipped": dict(skipped or {}), "seconds": seconds,
             "resampled": resampled,   # sets the claim's validator rejected and the sweep drew again
-            "resample_limit": RESAMPLE}
+            "resample_limit": RESAMPLE,
+            "ran_on": {b: sum(1 for x in where.values() if x == b) for b in sorted(set(where.values()))}}
     summary = {"claims": len(claims), "draws": len(tasks),
                "refuted_true": sum(e["refuted"] for e in table.values()),
                "errors": sum(e["error"] for e in table.values()),

@@ -628,14 +628,15 @@ def transpose_batched(p):
     check; instances with kappa > KAPPA_MAX are left out and counted (not decided in floating point)."""
     from solvers.xp import asnumpy, backend_namespace
     xp = backend_namespace(p.backend)
-    rng = rng_for(p.seed)
-    if p.W is not None:
-        W = np.array(p.W, float)[None]
-    else:
-        W = rng.standard_normal((p.batch, p.d, p.d))
-    B, d, N = W.shape[0], W.shape[1], p.N
-    Z1 = np.array(p.Z, float)[None] if p.Z is not None else rng.standard_normal((B, d, d))
-    Z2 = rng.standard_normal((B, d, d))
+    # instance 0 is the single check's (the given or seeded W with its forced zeros, Z and Z2); the other
+    # batch - 1 are Gaussian, from a generator of their own
+    W0, (Z0, Z20) = _W_Z(p, 2)
+    d, N = W0.shape[0], p.N
+    rest = np.random.default_rng((p.seed, 0x7A)).standard_normal((3, p.batch - 1, d, d))
+    W = np.concatenate([np.asarray(W0, float)[None], rest[0]])
+    Z1 = np.concatenate([np.asarray(Z0, float)[None], rest[1]])
+    Z2 = np.concatenate([np.asarray(Z20, float)[None], rest[2]])
+    B = W.shape[0]
     s = np.linalg.svd(W, compute_uv=False)
     kappa = np.where(s[:, -1] > 0, (s[:, 0] / np.where(s[:, -1] > 0, s[:, -1], 1.0)) ** 2, np.inf)
     keep = kappa <= KAPPA_MAX
