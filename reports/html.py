@@ -280,7 +280,7 @@ def build_context(results: dict) -> dict:
     claims = list(results.get("claims") or [])
     records = list(results.get("records") or [])
     raw_meta = results.get("meta") if isinstance(results.get("meta"), dict) else {}
-    meta = {k: raw_meta.get(k) for k in ("date", "profile", "seed", "python", "versions", "pytest_exit",
+    meta = {k: raw_meta.get(k) for k in ("date", "profile", "seed", "backend", "python", "versions", "pytest_exit",
                                          "runslow", "document", "select")}
     summary = summarise(claims, records)
     st = strength_mod.strength_of(results)

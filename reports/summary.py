@@ -36,7 +36,18 @@ def summarise(claims: list[dict], records: list[dict]) -> dict:
     docs = {k: docs[k] for k in sorted(docs, key=lambda k: (DOCUMENT_ORDER.index(k) if k in DOCUMENT_ORDER
                                                              else len(DOCUMENT_ORDER), k))}
     total = {k: sum(d[k] for d in docs.values()) for k in COLUMNS}
-    return {"documents": docs, "total": total}
+    return {"documents": docs, "total": total, "ran_on": ran_on(records)}
+
+
+def ran_on(records: list[dict]) -> dict:
+    """Which backend ran how many check records (``numpy``, ``numba``, ``array_api_strict``, ``cupy``,
+    ``mpmath``): the report's 'which ran where' (a GPU run, `certify --backend cupy`, shows its CuPy
+    share here)."""
+    out: dict[str, int] = {}
+    for r in records:
+        b = r.get("backend") or "numpy"
+        out[b] = out.get(b, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: (kv[0] != "numpy", kv[0])))
 
 
 def summary_table(summary: dict) -> str:
