@@ -285,3 +285,18 @@ def test_the_json_has_the_contract_keys(capsys, tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "draws.jsonl").read_text().splitlines()]
     assert sorted(r["index"] for r in lines) == [0, 1] and {r["claim"] for r in lines} == {"sander.psi_eps_range"}
     assert math.isfinite(out["summary"]["inconclusive_rate"])
+
+
+def test_budget_stops_the_sweep_and_the_tally_covers_what_ran():
+    """--budget: past the wall budget the draws still out are dropped; draws go index-major, so the draws
+    that ran are the first ones of every claim, and meta says the sweep is incomplete."""
+    from theorems.sweep import sweep, sweepable
+    claims, _ = sweepable(claim_ids=["menon.balanced_invariance", "chen.gauge_invariance"])
+    out = sweep(claims, draws=50, seed=3, scheduler="serial", workers=1, budget=1e-9)
+    m = out["meta"]
+    assert m["complete"] is False and m["budget"] == 1e-9
+    runs = m["draws_run"]
+    assert sum(runs.values()) == out["summary"]["draws"] < 100
+    assert max(runs.values()) - min(runs.values()) <= 1          # index-major: no claim runs ahead
+    full = sweep(claims[:1], draws=1, seed=3, scheduler="serial", workers=1, budget=3600)
+    assert full["meta"]["complete"] is True and full["meta"]["draws_run"] is None

@@ -129,6 +129,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="LocalCluster worker processes (default: the CPU count)")
     sw.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
                     help="time limit of one draw (default 120); past it the draw is an error")
+    sw.add_argument("--budget", type=float, default=None, metavar="SECONDS",
+                    help="wall-time budget of the whole sweep: past it the draws still out are dropped and the "
+                         "tally covers the draws that ran (draws go index-major, so every claim gets its first "
+                         "k draws); meta.complete says whether all ran")
     sw.add_argument("--memory-limit", type=float, default=4.0, metavar="GB",
                     help="address-space limit of a draw's process (default 4; 0: none)")
     sw.add_argument("--json", action="store_true", help="print the tally as one JSON object")
@@ -464,6 +468,8 @@ def cmd_sweep(args) -> int:
         return _bad(f"--workers {args.workers} must be >= 1")
     if not (math.isfinite(args.timeout) and args.timeout > 0):
         return _bad(f"--timeout {args.timeout} must be a positive number of seconds")
+    if args.budget is not None and not (math.isfinite(args.budget) and args.budget > 0):
+        return _bad(f"--budget {args.budget} must be a positive number of seconds")
     if not (math.isfinite(args.memory_limit) and args.memory_limit >= 0):
         return _bad(f"--memory-limit {args.memory_limit} must be >= 0 GB (0: no limit)")
     if args.backend not in BACKENDS:
@@ -508,7 +514,7 @@ def cmd_sweep(args) -> int:
         result = sw.sweep(claims, draws=args.draws, seed=args.seed, backend=args.backend, scheduler=scheduler,
                           workers=args.workers, timeout=args.timeout, memory_gb=args.memory_limit,
                           progress=lambda line: (sys.stderr.write(line + "\n"), sys.stderr.flush()),
-                          skipped=skipped,
+                          skipped=skipped, budget=args.budget,
                           on_draw=None if log is None else (lambda r: log is not None and on_draw(r)))
     except sw.SweepError as exc:
         return _bad(str(exc))

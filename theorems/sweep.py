@@ -636,7 +636,7 @@ def tally(claims: list, results: dict, backend: str | dict = "numpy") -> dict:
 def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", scheduler: str = "local",
           workers: int | None = None, timeout: float = DEFAULT_TIMEOUT, memory_gb: float = DEFAULT_MEMORY_GB,
           progress: Callable[[str], None] | None = None, skipped: dict | None = None,
-          on_draw: Callable[[dict], None] | None = None) -> dict:
+          on_draw: Callable[[dict], None] | None = None, budget: float | None = None) -> dict:
     """Run ``draws`` draws of each claim on the engine and return the contract's object.
     ``on_draw`` sees each draw's result as it arrives (the command line appends it to
     ``DIR/draws.jsonl``, so that an interrupted sweep leaves what it ran)."""
@@ -644,11 +644,15 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
     t0 = time.perf_counter()
     engine = _Serial(workers, memory_gb) if scheduler == "serial" else _Dask(scheduler, workers, memory_gb)
     where = {c.id: backend_for(c, backend) for c in claims}
-    tasks = [(c.id, c.module, seed, i, where[c.id], timeout, memory_gb) for c in claims for i in range(draws)]
+    # draw-index major: an interrupted sweep (its DIR/draws.jsonl) holds the first k draws of every claim,
+    # not all draws of the first claims; the tallies are the same whatever the order (draws replay alone)
+    tasks = [(c.id, c.module, seed, i, where[c.id], timeout, memory_gb) for i in range(draws) for c in claims]
     results: dict = {c.id: [] for c in claims}
     left = {c.id: draws for c in claims}
     counts = {k: 0 for k in TALLY_KEYS}
     done_claims = done_draws = 0
+    complete = True
+    last = t0
     try:
         for r in engine.map(tasks):
             cid = r["claim"]
@@ -668,6 +672,13 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
                     progress(f"sweep: {done_claims}/{len(claims)} claims, {done_draws}/{len(tasks)} draws, "
                              f"{counts['refuted']} refuted, {counts['error']} errors so far  "
                              f"{cid}: {what} ({secs:.1f} s)")
+            elif progress is not None and time.perf_counter() - last > 20:  # draws go index-major: a heartbeat
+                progress(f"sweep: {done_draws}/{len(tasks)} draws ({done_draws // max(len(claims), 1)} rounds of "
+                         f"{len(claims)} claims), {counts['refuted']} refuted, {counts['error']} errors so far")
+                last = time.perf_counter()
+            if budget is not None and done_draws < len(tasks) and time.perf_counter() - t0 > budget:
+                complete = False  # the budget is spent: the draws still out are dropped with the engine
+                break
     finally:
         engine.close()
     wall = time.perf_counter() - t0
@@ -687,9 +698,10 @@ def sweep(claims: list, *, draws: int, seed: int, backend: str = "numpy", schedu
             "inconclusive_rate": "inconclusive / draws run (rejected excluded)",
             "skipped": dict(skipped or {}), "seconds": seconds,
             "resampled": resampled,   # sets the claim's validator rejected and the sweep drew again
-            "resample_limit": RESAMPLE,
+            "resample_limit": RESAMPLE, "budget": budget, "complete": complete,
+            "draws_run": {cid: len(rows) for cid, rows in results.items()} if not complete else None,
             "ran_on": {b: sum(1 for x in where.values() if x == b) for b in sorted(set(where.values()))}}
-    summary = {"claims": len(claims), "draws": len(tasks),
+    summary = {"claims": len(claims), "draws": len(tasks) if complete else sum(len(v) for v in results.values()),
                "refuted_true": sum(e["refuted"] for e in table.values()),
                "errors": sum(e["error"] for e in table.values()),
                "inconclusive_rate": round(incon / ran, 4) if ran else 0.0}
@@ -718,4 +730,8 @@ def render_table(result: dict) -> str:
     lines.append(f"{s['claims']} claims, {s['draws']} draws (seed {m['seed']}, engine {m['engine']}, "
                  f"{m['workers']} worker(s), {m['wall_seconds']:.1f} s): {s['refuted_true']} refuted, "
                  f"{s['errors']} errors, inconclusive rate {s['inconclusive_rate']:.3f}")
+    if m.get("complete") is False:
+        runs = list((m.get("draws_run") or {}).values())
+        lines.append(f"stopped at the --budget of {m['budget']:g} s: {min(runs) if runs else 0} to "
+                     f"{max(runs) if runs else 0} of {m['draws']} draws per claim ran")
     return "\n".join(lines)
