@@ -20,6 +20,8 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
+from solvers import xp_jacot as X
+from solvers.xp import asnumpy, on, xp_of
 from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.jacot import coi as _coi
@@ -511,22 +513,21 @@ p1hyp = Claim(
 )
 
 
-@p1hyp.numeric
+@p1hyp.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """COI with the infinity convention (solvers.leaky.coi) against the stable rank."""
-    A = _coi._A(p)
-    return _coi._prop1_outcome(A, _coi._coi_nobias(A))
+    """COI with the infinity convention (solvers.xp_jacot.coi as solvers.leaky.coi) against the stable rank."""
+    A, xp = _coi._A(p), xp_of(p)
+    return _coi._prop1_outcome(A, _coi._coi_nobias(A, xp), xp)
 
 
 p1hyp.property(over=("w", "N", "seed", "shift", "A"), max_examples=25)
 
 
-@p1hyp.falsifier("stated", search=("seed", "shift"))
+@p1hyp.falsifier("stated", search=("seed", "shift"), backends=("numpy", "cupy"))
 def _(p):
     """Plain pseudo-inverse (no convention): an all-negative A gives 0 < stable rank."""
-    A = _coi._A(p)
-    val = float(np.linalg.norm(A @ np.linalg.pinv(leaky.sigma(A, bias=False))) ** 2)
-    return _coi._prop1_outcome(A, val, form="|A pinv(sigmabar(A))|^2")
+    A, xp = _coi._A(p), xp_of(p)
+    return _coi._prop1_outcome(A, _coi._pinv_coi(A, xp), xp, form="|A pinv(sigmabar(A))|^2")
 
 
 @p1hyp.reproduction
