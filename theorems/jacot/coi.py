@@ -16,7 +16,7 @@ from solvers.xp import asnumpy, on, xp_of
 from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _shape_params(w=6, N=5, k=3):

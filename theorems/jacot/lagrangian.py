@@ -12,7 +12,7 @@ from solvers import xp_jacot as X
 from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _shape(w=4, N=4, search_w=(1, 8), search_N=(1, 8)):

@@ -29,7 +29,7 @@ from theorems.jacot import lagrangian as _lag
 from theorems.jacot import minima as _min
 from theorems.jacot import theorem4 as _t4
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _kept_cond(S):
