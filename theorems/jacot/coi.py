@@ -11,10 +11,12 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
+from solvers import xp_jacot as X
+from solvers.xp import asnumpy, on, xp_of
 from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _shape_params(w=6, N=5, k=3):
@@ -67,14 +69,15 @@ def _check_nonneg(p):
 
 
 def _rank_outcome(p, printed=False):
-    A = _nonneg(p)
-    S = leaky.sigma(A, bias=False)
-    r = _rank(A)
+    """One array-API path (p.backend: numpy, array_api_strict or cupy); A drawn on the host."""
+    xp = xp_of(p)
+    A = on(xp, _nonneg(p))
+    r = int(X.matrix_rank(xp, A))
     if printed:
-        val = float(np.linalg.norm(np.linalg.pinv(S)) ** 2)
+        val = float(X.fro2(xp, X.pinv(xp, X.sigma(xp, A, bias=False))))
     else:
-        val = leaky.coi(A, bias=False)
-    s = np.linalg.svd(A, compute_uv=False)
+        val = float(X.coi(xp, A, bias=False))
+    s = asnumpy(X.svdvals(xp, A))
     cond_r = float(s[0] / s[r - 1]) if r > 0 else 1.0
     # Error model: a pseudo-inverse on the rank-r part loses cond_r digits; |A A^+|^2 = r up to
     # ~ r * max(w, N) * eps * cond_r^2 (projector built from r singular vectors).
@@ -84,7 +87,7 @@ def _rank_outcome(p, printed=False):
         message=f"{'printed' if printed else 'corrected'} middle expression = {val:.6g} vs rank {r}")
 
 
-@rank.numeric
+@rank.numeric(backends=("numpy", "cupy"))
 def _(p):
     """|A sigmabar(A)^+|_F^2 (via solvers.leaky.coi) against the numerical rank."""
     return _rank_outcome(p)
@@ -93,7 +96,7 @@ def _(p):
 rank.property(over=("w", "N", "k", "seed"), max_examples=25)
 
 
-@rank.falsifier("stated")
+@rank.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed middle expression |sigmabar(A)^+|_F^2 = sum s_i^{-2} (E4)."""
     return _rank_outcome(p, printed=True)
@@ -197,8 +200,11 @@ def _A(p):
     return rng.standard_normal((p.w, p.N)) + p.shift
 
 
-def _prop1_outcome(A, coi_value, **extra):
-    s = np.linalg.svd(A, compute_uv=False)
+def _prop1_outcome(A, coi_value, xp=None, **extra):
+    """A on the host; its singular values and those of sigmabar(A) on ``xp`` (NumPy when None)."""
+    xp = xp if xp is not None else xp_of("numpy")
+    Ax = on(xp, A)
+    s = asnumpy(X.svdvals(xp, Ax))
     if s[0] == 0:
         return inconclusive("A = 0: the stable rank is undefined (0/0)")
     r = s / s[0]  # scale-free: (sum s)^2 / sum s^2 underflows to 0/0 = NaN for s ~ 1e-200 (NaN - COI then certified)
@@ -208,9 +214,8 @@ def _prop1_outcome(A, coi_value, **extra):
     if np.isinf(coi_value):
         return Outcome(residual=0.0, tolerance=0.0, values={"coi": "inf", "srank": srank, **extra, "tightness": 0.0},
                        message="image condition fails: COI = +inf >= stable rank (infinity convention)")
-    S = leaky.sigma(A, bias=False)
-    sv = np.linalg.svd(S, compute_uv=False)
-    kept = sv[sv > max(S.shape) * EPS * sv[0]] if sv[0] > 0 else sv[:1]
+    sv = asnumpy(X.svdvals(xp, X.sigma(xp, Ax, bias=False)))
+    kept = sv[sv > max(A.shape) * EPS * sv[0]] if sv[0] > 0 else sv[:1]
     cond = float(kept[0] / kept[-1]) if kept.size and kept[-1] > 0 else 1.0
     tol = 10 * max(A.shape) * EPS * (cond**2) * max(coi_value, srank)
     return Outcome(residual=max(0.0, srank - coi_value), tolerance=tol, values={
@@ -219,40 +224,47 @@ def _prop1_outcome(A, coi_value, **extra):
         message=f"COI {coi_value:.6g} vs stable rank {srank:.6g}")
 
 
-def _coi_nobias(A):
-    """leaky.coi(A, bias=False) on A / max|A_ij|: sigmabar is positively homogeneous without bias, so the COI is
-    scale-free, and the Gram matrix sigmabar(A)^T sigmabar(A) of an A ~ 1e-200 underflows to 0 (COI 0 was returned)."""
+def _coi_nobias(A, xp=None):
+    """The COI without bias (solvers.xp_jacot.coi on ``xp``, NumPy when None) of A / max|A_ij|: sigmabar is positively
+    homogeneous without bias, so the COI is scale-free, and the Gram matrix sigmabar(A)^T sigmabar(A) of an A ~ 1e-200
+    underflows to 0 (COI 0 was returned)."""
+    xp = xp if xp is not None else xp_of("numpy")
     m = float(np.max(np.abs(A))) if A.size else 0.0
-    return leaky.coi(A / m if m > 0 else A, bias=False)
+    return float(X.coi(xp, on(xp, leaky._as_matrix(A / m if m > 0 else A)), bias=False))
 
 
-@prop1.numeric
+def _pinv_coi(A, xp):
+    """|A pinv(sigmabar(A))|_F^2: the plain pseudo-inverse, no image condition (the printed reading, E21)."""
+    Ax = on(xp, A)
+    return float(X.fro2(xp, Ax @ X.pinv(xp, X.sigma(xp, Ax, bias=False))))
+
+
+@prop1.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """COI (infinity convention, solvers.leaky.coi) minus the stable rank of A, never negative."""
-    A = _A(p)
-    return _prop1_outcome(A, _coi_nobias(A))
+    """COI (infinity convention, solvers.xp_jacot.coi as solvers.leaky.coi) minus the stable rank of A, never negative."""
+    A, xp = _A(p), xp_of(p)
+    return _prop1_outcome(A, _coi_nobias(A, xp), xp)
 
 
 prop1.property(over=("w", "N", "seed", "shift", "A"), max_examples=40)
 
 
-@prop1.falsifier("plain_pinv", search=("seed", "shift"), fixed={"w": 1, "N": 2, "shift": -3.0})
+@prop1.falsifier("plain_pinv", search=("seed", "shift"), fixed={"w": 1, "N": 2, "shift": -3.0}, backends=("numpy", "cupy"))
 def _(p):
     """E21: drop the infinity convention (plain pseudo-inverse): an all-negative A gives 0 < stable rank."""
-    A = _A(p)
-    S = leaky.sigma(A, bias=False)
-    val = float(np.linalg.norm(A @ np.linalg.pinv(S)) ** 2)
-    out = _prop1_outcome(A, val)
+    A, xp = _A(p), xp_of(p)
+    out = _prop1_outcome(A, _pinv_coi(A, xp), xp)
     out.values["form"] = "|A pinv(sigmabar(A))|^2 without the image condition"
     return out
 
 
-@prop1.falsifier("with_bias", search=("seed",), fixed={"w": 1, "N": 3, "shift": 1.0})
+@prop1.falsifier("with_bias", search=("seed",), fixed={"w": 1, "N": 3, "shift": 1.0}, backends=("numpy", "cupy"))
 def _(p):
     """The bound with the bias (K instead of Kbar): A = c 1^T has COI c^2/(1+c^2) < 1."""
+    xp = xp_of(p)
     c = 1.0 + (p.seed % 5)
     A = c * np.ones((p.w, p.N))
-    return _prop1_outcome(A, leaky.coi(A, bias=True), c=c)
+    return _prop1_outcome(A, float(X.coi(xp, on(xp, A), bias=True)), xp, c=c)
 
 
 def _prop1_symbolic(variant):
@@ -319,19 +331,22 @@ chain = Claim(
 
 
 def _chain_values(p):
+    """A = U diag(decay^i) V^T built on the host; its singular values and rank on p.backend's namespace."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     r = min(p.w, p.N)
     U, _ = np.linalg.qr(rng.standard_normal((p.w, r)))
     V, _ = np.linalg.qr(rng.standard_normal((p.N, r)))
     s = p.decay ** np.arange(r)
-    A = (U * s) @ V.T
-    sv = np.linalg.svd(A, compute_uv=False)
-    rk = _rank(A)
-    fro2 = float((sv * sv).sum())
-    return fro2 / sv[0] ** 2, float(sv.sum() ** 2) / fro2, rk, sv
+    A = on(xp, (U * s) @ V.T)
+    svx = X.svdvals(xp, A)
+    rk = int(X.matrix_rank(xp, A))
+    fro2 = float(xp.sum(svx * svx))
+    s0, nuc = float(svx[0]), float(xp.sum(svx))
+    return fro2 / s0**2, nuc**2 / fro2, rk, asnumpy(svx)
 
 
-@chain.numeric
+@chain.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Both inequalities on a matrix with prescribed singular values."""
     left, mid, rk, sv = _chain_values(p)
@@ -347,7 +362,7 @@ def _(p):
 chain.property(over=("w", "N", "seed", "decay"), max_examples=30)
 
 
-@chain.falsifier("srank_equals_rank", fixed={"decay": 0.1})
+@chain.falsifier("srank_equals_rank", fixed={"decay": 0.1}, backends=("numpy", "cupy"))
 def _(p):
     """Claim equality on the right for unequal singular values: s = (1, 0.1, ...) gives middle < rank."""
     left, mid, rk, sv = _chain_values(p)
@@ -423,16 +438,22 @@ neurons = Claim(
 
 
 def _neurons_outcome(p, with_ones=True):
-    A = np.random.default_rng(p.seed).standard_normal((p.w, p.N))
-    K = leaky.gram(A)
-    R = np.maximum(A, 0)
-    S = sum(np.outer(R[i], R[i]) for i in range(p.w)) + (np.ones((p.N, p.N)) if with_ones else 0.0)
-    tol = 4 * p.w * EPS * float(np.max(np.abs(K)))  # summation rounding, w terms
-    return Outcome(residual=float(np.max(np.abs(K - S))), tolerance=tol,
-                   values={"max_entry_K": float(np.max(np.abs(K)))}, message="max |K - sum over neurons|")
+    """K = sigma(A)^T sigma(A) (one product) against the explicit sum of the w outer products relu(A_i) relu(A_i)^T
+    (a stack of outer products summed over the neuron axis), on p.backend's namespace."""
+    xp = xp_of(p)
+    A = on(xp, np.random.default_rng(p.seed).standard_normal((p.w, p.N)))
+    K = X.gram(xp, A)
+    R = X.relu(xp, A)
+    S = xp.sum(R[:, :, None] * R[:, None, :], axis=0)
+    if with_ones:
+        S = S + xp.ones((p.N, p.N), dtype=xp.float64)
+    kmax = float(xp.max(xp.abs(K)))
+    tol = 4 * p.w * EPS * kmax  # summation rounding, w terms
+    return Outcome(residual=float(xp.max(xp.abs(K - S))), tolerance=tol,
+                   values={"max_entry_K": kmax}, message="max |K - sum over neurons|")
 
 
-@neurons.numeric
+@neurons.numeric(backends=("numpy", "cupy"))
 def _(p):
     """K = sigma(A)^T sigma(A) against the corrected sum over neurons."""
     return _neurons_outcome(p)
@@ -441,7 +462,7 @@ def _(p):
 neurons.property(over=("w", "N", "seed"), max_examples=20)
 
 
-@neurons.falsifier("stated")
+@neurons.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed sum (no 1 1^T): differs from K by exactly 1 in every entry."""
     return _neurons_outcome(p, with_ones=False)
@@ -495,15 +516,17 @@ gamma = Claim(
 
 
 def _gamma_outcome(p, power):
-    A = np.random.default_rng(p.seed).standard_normal((p.w, p.N))
-    s2 = float(np.linalg.norm(leaky.sigma(A), 2) ** 2)
-    k = float(np.linalg.norm(leaky.gram(A), 2)) ** power
+    """Both operator norms (largest singular values) on p.backend's namespace."""
+    xp = xp_of(p)
+    A = on(xp, np.random.default_rng(p.seed).standard_normal((p.w, p.N)))
+    s2 = float(X.opnorm(xp, X.sigma(xp, A))) ** 2
+    k = float(X.opnorm(xp, X.gram(xp, A))) ** power
     tol = 10 * max(p.w + 1, p.N) * EPS * max(s2, k)
     return Outcome(residual=abs(s2 - k), tolerance=tol, values={"sigma_op2": s2, f"K_op^{power}": k},
                    message=f"|sigma(A)|_op^2 = {s2:.10g} vs |K|_op^{power} = {k:.10g}")
 
 
-@gamma.numeric
+@gamma.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Operator norms: |sigma(A)|_op^2 against |K|_op."""
     return _gamma_outcome(p, 1)
@@ -512,7 +535,7 @@ def _(p):
 gamma.property(over=("w", "N", "seed"), max_examples=20)
 
 
-@gamma.falsifier("stated")
+@gamma.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed second form |K|_op^2."""
     return _gamma_outcome(p, 2)

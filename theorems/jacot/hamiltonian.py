@@ -9,10 +9,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from solvers import fd, leaky
+from solvers import leaky
+from solvers import xp_jacot as X
+from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _params(w=6, N=5, Lt=3.0, B_scale=0.1, search_w=(2, 8), search_N=(2, 8)):
@@ -36,7 +38,9 @@ def _initial(p):
 
 def _shoot(p, variant=0, rtol=1e-11, n_out=100):
     A0, B0 = _initial(p)
-    backend = p.backend if p.backend in ("numpy", "numba") else "numba"
+    # the integrator is adaptive (control flow): it stays on the CPU; an array-API check (array_api_strict, cupy)
+    # shoots with the NumPy integrator, so that its path is the NumPy record's path
+    backend = p.backend if p.backend in ("numpy", "numba") else "numpy"
     return leaky.shoot(A0, B0, p.Lt, n_out=n_out, rtol=rtol, atol=rtol * 0.1, backend=backend, variant=variant)
 
 
@@ -66,17 +70,35 @@ equations = Claim(
 )
 
 
+def _central_differences(xp, A, B, h, Lt, wrt):
+    """Gradient of H in A (wrt = 0) or B (wrt = 1) by central differences of step h, all 2 w N perturbed
+    Hamiltonians evaluated as one batch (the entrywise loop of solvers.fd.central_difference, stacked)."""
+    w, N = A.shape
+    E = h * xp.reshape(xp.eye(w * N, dtype=xp.float64), (w * N, w, N))
+    X0 = A if wrt == 0 else B
+    plus, minus = X0[None, ...] + E, X0[None, ...] - E
+    if wrt == 0:
+        d = X.hamiltonian(xp, plus, B[None, ...], Lt) - X.hamiltonian(xp, minus, B[None, ...], Lt)
+    else:
+        d = X.hamiltonian(xp, A[None, ...], plus, Lt) - X.hamiltonian(xp, A[None, ...], minus, Lt)
+    return xp.reshape(d / (2 * h), (w, N))
+
+
 def _equations_outcome(p, variant=0):
+    """One array-API path (p.backend): (A, B) drawn on the host; the right side of Hamilton's equations and the
+    batched central differences of H on xp."""
+    xp = xp_of(p)
     A, B = _initial(p)
     margin = float(np.min(np.abs(A)))
     h = 1e-5 * max(1.0, float(np.max(np.abs(A))))
     if margin < 10 * h:
         return inconclusive(f"an entry of A is within {margin:.1e} of the ReLU kink; H is not differentiable there")
-    y = leaky.pack(A, B)
-    dy = leaky.hamilton_rhs_numpy(0.0, y, p.w, p.N, p.Lt, variant)
-    dA, dB, _ = leaky.unpack(dy, p.w, p.N)
-    gB = fd.central_difference(lambda Bx: leaky.hamiltonian(A, Bx, p.Lt), B, h)
-    gA = fd.central_difference(lambda Ax: leaky.hamiltonian(Ax, B, p.Lt), A, h)
+    Ax, Bx = on(xp, A, B)
+    dA, dB = X.hamilton_rhs(xp, Ax, Bx, p.Lt)
+    if variant == 2:  # the falsifier no_relu_mask: sigma(A) B^T B unmasked
+        dB = -p.Lt * (X.relu(xp, Ax) @ (xp.matrix_transpose(Bx) @ Bx) - Bx)
+    gB = _central_differences(xp, Ax, Bx, h, p.Lt, 1)
+    gA = _central_differences(xp, Ax, Bx, h, p.Lt, 0)
     scale = leaky.hamiltonian_scale(A, B, p.Lt) / max(1.0, float(np.linalg.norm(A)) + float(np.linalg.norm(B)))
     # Error model of a central difference of a cubic-in-(A,B) polynomial (piecewise): truncation
     # h^2/6 |H'''| <= h^2 * scale, plus cancellation 2 eps |H| / h per entry; Frobenius over w N entries.
@@ -84,13 +106,13 @@ def _equations_outcome(p, variant=0):
     # for tiny B (B_scale = 1e-10) H(A, B) is ~ 0 but H(A, B + h e) carries Lt h |A| with rounding eps Lt h |A|
     Hs = leaky.hamiltonian_scale(np.abs(A), np.abs(B) + h, p.Lt)
     tol = np.sqrt(p.w * p.N) * (h * h * scale + 4 * EPS * Hs / h) * 10
-    return Outcome.from_parts({"dA = dH/dB": (float(np.linalg.norm(dA - gB)), tol),
-                               "-dB = dH/dA": (float(np.linalg.norm(-dB - gA)), tol)},
+    return Outcome.from_parts({"dA = dH/dB": (float(X.fro(xp, dA - gB)), tol),
+                               "-dB = dH/dA": (float(X.fro(xp, -dB - gA)), tol)},
                               message="Hamilton's equations vs central differences of H",
                               values={"h": h, "kink_margin": margin})
 
 
-@equations.numeric
+@equations.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Central differences of H (eq. (1)) against the right-hand side of Hamilton's equations."""
     return _equations_outcome(p)
@@ -160,7 +182,7 @@ def _(p, variant):
                    message=f"{variant}: {bad} entries of the perturbed eq. (1) differ from sympy.diff of H")
 
 
-@equations.falsifier("no_relu_mask", search=("seed",), fixed={"w": 3, "N": 3})
+@equations.falsifier("no_relu_mask", search=("seed",), fixed={"w": 3, "N": 3}, backends=("numpy", "cupy"))
 def _(p):
     """Drop the ReLU derivative in the momentum equation (sigma(A) B^T B unmasked): wrong where A < 0."""
     return _equations_outcome(p, variant=2)
@@ -382,37 +404,42 @@ energies = Claim(
 
 
 def _energies_outcome(p, potential_sign=-1.0):
+    """The path shot on the CPU (adaptive integrator); eq. (2) evaluated at its n_out + 1 points as one batch on
+    the namespace of p.backend (K-norms by solvers.xp_jacot, as solvers.leaky)."""
     Y, steps = _shoot(p, rtol=1e-11, n_out=50)
     if Y is None:
         return inconclusive("the path blew up before p = 1; try a smaller B_scale or Lt")
-    worst, used, conds = 0.0, 0, []
-    for y in Y:
-        A, B, _ = leaky.unpack(y, p.w, p.N)
-        K = leaky.gram(A)
-        ok, _ = leaky.image_condition(A, K)
-        c = np.linalg.cond(K)
-        if not ok or c > 1e8:
-            continue
-        dA = p.Lt * (B @ K - A)
-        kin = leaky.g_norm2(dA, K) / (2 * p.Lt)
-        pot = potential_sign * p.Lt / 2 * leaky.g_norm2(A, K)
-        H = leaky.hamiltonian(A, B, p.Lt)
-        scale = abs(kin) + abs(pot) + abs(H)
-        worst = max(worst, abs(kin + pot - H) / scale / c)
-        conds.append(c)
-        used += 1
+    xp = xp_of(p)
+    n = p.w * p.N
+    A = on(xp, Y[:, :n].reshape(-1, p.w, p.N))
+    B = on(xp, Y[:, n:2 * n].reshape(-1, p.w, p.N))
+    K = X.gram(xp, A)
+    sv = X.svdvals(xp, K)
+    c = sv[:, 0] / sv[:, -1]  # numpy.linalg.cond (2-norm)
+    use = (X.image_residual(xp, A, K) <= leaky.IMAGE_RTOL) & (c <= 1e8)
+    dA = p.Lt * (B @ K - A)
+    kin = X.g_norm2(xp, dA, K) / (2 * p.Lt)
+    pot = potential_sign * p.Lt / 2 * X.g_norm2(xp, A, K)
+    H = X.hamiltonian(xp, A, B, p.Lt)
+    zero = xp.zeros_like(H)
+    kin, pot = xp.where(use, kin, zero), xp.where(use, pot, zero)  # skipped points: +inf energies, not compared
+    ratio = xp.abs(kin + pot - H) / (xp.abs(kin) + xp.abs(pot) + xp.abs(H)) / c
+    ratio = xp.where(use & ~xp.isnan(ratio), ratio, xp.zeros_like(ratio))  # skipped points (and NaN) count 0
+    used = int(xp.sum(xp.astype(use, xp.int64)))
     if used == 0:
         return inconclusive("the image condition fails (or K is ill-conditioned) at every point of the path: "
                             "both energies are infinite there (need w + 1 >= N)")
+    worst = float(xp.max(ratio))
+    max_cond = float(xp.max(xp.where(use, c, xp.zeros_like(c))))
     # Error model: pseudo-inverse solves in K^+ lose cond(K) digits: relative error <= c_n eps cond(K),
     # with c_n = 100 N (eigh backward error and the two quadratic forms); residual is normalised by cond.
     tol = 100 * p.N * EPS
     return Outcome(residual=worst, tolerance=tol, values={
-        "points_used": used, "max_cond_K": max(conds), "steps": steps},
+        "points_used": used, "max_cond_K": max_cond, "steps": steps},
         message=f"max relative |kinetic + potential - H| / cond(K) over {used} points with the image condition")
 
 
-@energies.numeric
+@energies.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Kinetic + potential (K-norms through the pseudo-inverse) against H on a shot geodesic."""
     return _energies_outcome(p)
@@ -421,7 +448,7 @@ def _(p):
 energies.property(over=("w", "N", "Lt", "seed", "B_scale"), max_examples=10)
 
 
-@energies.falsifier("potential_sign_E11", search=("seed",))
+@energies.falsifier("potential_sign_E11", search=("seed",), backends=("numpy", "cupy"))
 def _(p):
     """The gamma-stable potential as printed at l.180 (E11: +Lt/2 |A|^2 instead of -Lt/2 |A|^2)."""
     return _energies_outcome(p, potential_sign=+1.0)

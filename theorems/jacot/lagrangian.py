@@ -8,9 +8,11 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from solvers import leaky, rk
+from solvers import xp_jacot as X
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _shape(w=4, N=4, search_w=(1, 8), search_N=(1, 8)):
@@ -63,43 +65,48 @@ def _need_image(p):
 
 
 def _l1_outcome(p):
+    """One array-API path (p.backend); the random A, A', W0 and the null-space draw G made on the host."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     A, dA = rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N))
-    S = leaky.sigma(A)
-    M = p.Lt * A + dA
-    rank = int(np.linalg.matrix_rank(S))
+    Ax, dAx = on(xp, A, dA)
+    S = X.sigma(xp, Ax)
+    M = p.Lt * Ax + dAx
+    rank = int(X.matrix_rank(xp, S))
     W0 = None
     if p.w + 1 < p.N or rank < p.N:
         # The hypothesis of l.79 (Im M^T in Im sigma(A)^T) fails for a random velocity when sigma(A) has rank
         # < N (w + 1 < N, or two points with every pre-activation negative: equal columns [0; 1]).  Take a
         # path that satisfies it instead, A' = W0 sigma(A) - Lt A for a random W0, so that M = W0 sigma(A)
         # is realisable; W0 is then a known solution that the minimal-norm W must not exceed.
-        W0 = rng.standard_normal((p.w, p.w + 1))
+        W0 = on(xp, rng.standard_normal((p.w, p.w + 1)))
         M = W0 @ S
-    W = M @ np.linalg.pinv(S)
-    P = S @ np.linalg.pinv(S)
-    Z = rng.standard_normal(W.shape) @ (np.eye(p.w + 1) - P)
-    c = _cond(S)
-    sc = float(np.linalg.norm(M))
+    Sp = X.pinv(xp, S)
+    W = M @ Sp
+    P = S @ Sp
+    Z = on(xp, rng.standard_normal((p.w, p.w + 1))) @ (xp.eye(p.w + 1, dtype=xp.float64) - P)
+    c = float(X.kept_cond(xp, S))
+    sc = float(X.fro(xp, M))
+    nZ, nS, nW = float(X.fro(xp, Z)), float(X.fro(xp, S)), float(X.fro(xp, W))
     # Error model: least squares through the pseudo-inverse: relative residual ~ (w+1) N eps cond(S)
     # (cond over the nonzero singular values: a rank-deficient sigma(A) is solved on its range).
     tol = 20 * (p.w + 1) * p.N * EPS * c * sc
-    W2, WZ2, Z2 = float(np.sum(W * W)), float(np.sum((W + Z) ** 2)), float(np.sum(Z * Z))
+    W2, WZ2, Z2 = float(X.fro2(xp, W)), float(X.fro2(xp, W + Z)), float(X.fro2(xp, Z))
     parts = {
-        "W sigma = Lt A + A'": (float(np.linalg.norm(W @ S - M)), tol),
-        "W + Z still solves": (float(np.linalg.norm((W + Z) @ S - M)), tol + 20 * (p.w + 1) * EPS * c * np.linalg.norm(Z) * np.linalg.norm(S)),
-        "|W+Z|^2 = |W|^2 + |Z|^2 (so >= |W|^2)": (abs(WZ2 - W2 - Z2), tol * (np.linalg.norm(W) + np.linalg.norm(Z)) * 10 + 10 * EPS * WZ2),
+        "W sigma = Lt A + A'": (float(X.fro(xp, W @ S - M)), tol),
+        "W + Z still solves": (float(X.fro(xp, (W + Z) @ S - M)), tol + 20 * (p.w + 1) * EPS * c * nZ * nS),
+        "|W+Z|^2 = |W|^2 + |Z|^2 (so >= |W|^2)": (abs(WZ2 - W2 - Z2), tol * (nW + nZ) * 10 + 10 * EPS * WZ2),
     }
     values = {"W2": W2, "WZ2": WZ2, "cond_sigma": c, "rank_sigma": rank,
               "path": "random velocity" if W0 is None else "realisable velocity W0 sigma(A) - Lt A"}
     if W0 is not None:  # minimal against a known solution: |W|^2 <= |W0|^2 (rounding of both norms)
-        W02 = float(np.sum(W0 * W0))
-        parts["|W|^2 <= |W0|^2 (W0 a known solution)"] = (max(0.0, W2 - W02), 10 * EPS * W02 + 2 * tol * np.linalg.norm(W0))
+        W02 = float(X.fro2(xp, W0))
+        parts["|W|^2 <= |W0|^2 (W0 a known solution)"] = (max(0.0, W2 - W02), 10 * EPS * W02 + 2 * tol * float(X.fro(xp, W0)))
         values["W0_2"] = W02
     return Outcome.from_parts(parts, message=f"|W|^2 = {W2:.6g}, |W + Z|^2 = {WZ2:.6g}", values=values)
 
 
-@minimal.numeric
+@minimal.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Residual of W sigma(A) = Lt A + A', and the norm of W + Z for a random null-space Z."""
     return _l1_outcome(p)
@@ -108,16 +115,17 @@ def _(p):
 minimal.property(over=("w", "N", "Lt", "seed"), max_examples=25)
 
 
-@minimal.falsifier("w_plus_1_below_N", search=("seed",), fixed={"w": 1, "N": 4})
+@minimal.falsifier("w_plus_1_below_N", search=("seed",), fixed={"w": 1, "N": 4}, backends=("numpy", "cupy"))
 def _(p):
     """w + 1 < N: the formula only gives a least-squares solution (nonzero residual)."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
-    A, dA = rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N))
-    S = leaky.sigma(A)
+    A, dA = on(xp, rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N)))
+    S = X.sigma(xp, A)
     M = p.Lt * A + dA
-    W = M @ np.linalg.pinv(S)
-    tol = 20 * (p.w + 1) * p.N * EPS * _cond(S) * float(np.linalg.norm(M))
-    return Outcome(residual=float(np.linalg.norm(W @ S - M)), tolerance=tol, values={},
+    W = M @ X.pinv(xp, S)
+    tol = 20 * (p.w + 1) * p.N * EPS * float(X.kept_cond(xp, S)) * float(X.fro(xp, M))
+    return Outcome(residual=float(X.fro(xp, W @ S - M)), tolerance=tol, values={},
                    message="residual of W sigma(A) = Lt A + A' with w + 1 < N")
 
 
@@ -156,27 +164,29 @@ knorm = Claim(
 
 
 def _l2_outcome(p, convention=True):
+    """One array-API path (p.backend); A and M drawn on the host."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
-    A, M = rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N))
-    S = leaky.sigma(A)
-    K = leaky.gram(A)
-    Sp = np.linalg.pinv(S)
-    c = _cond(S)
+    A, M = on(xp, rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N)))
+    S = X.sigma(xp, A)
+    K = X.gram(xp, A)
+    Sp = X.pinv(xp, S)
+    c = float(X.kept_cond(xp, S))
     tol_rel = 50 * (p.w + 1) * p.N * EPS * c**2
-    pin = float(np.sum((M @ Sp) ** 2))
-    val = leaky.g_norm2(M, K) if convention else pin
-    Kp = np.linalg.pinv(K, hermitian=True)
-    parts = {"sigma^+ sigma^+T = K^+": (float(np.linalg.norm(Sp @ Sp.T - Kp)), tol_rel * float(np.linalg.norm(Kp)))}
+    pin = float(X.fro2(xp, M @ Sp))
+    val = float(X.g_norm2(xp, M, K)) if convention else pin
+    Kp = X.pinvh(xp, K)
+    parts = {"sigma^+ sigma^+T = K^+": (float(X.fro(xp, Sp @ xp.matrix_transpose(Sp) - Kp)), tol_rel * float(X.fro(xp, Kp)))}
     if np.isfinite(val):
         parts["|M sigma^+|^2 = Tr[M K^+ M^T]"] = (abs(val - pin), tol_rel * max(pin, 1e-300))
         W = M @ Sp
-        parts["finite norm => M = W sigma(A)"] = (float(np.linalg.norm(W @ S - M)),
-                                                   20 * (p.w + 1) * p.N * EPS * c * float(np.linalg.norm(M)))
+        parts["finite norm => M = W sigma(A)"] = (float(X.fro(xp, W @ S - M)),
+                                                   20 * (p.w + 1) * p.N * EPS * c * float(X.fro(xp, M)))
     return Outcome.from_parts(parts, message=f"K-norm {val:.6g} ({'+inf convention' if convention else 'plain pinv'})",
                               values={"k_norm2": val if np.isfinite(val) else "inf", "pinv_value": pin, "cond_sigma": c})
 
 
-@knorm.numeric
+@knorm.numeric(backends=("numpy", "cupy"))
 def _(p):
     """The two forms of the K-norm, sigma^+ sigma^+T = K^+, and realisability of finite-norm M."""
     return _l2_outcome(p)
@@ -185,7 +195,7 @@ def _(p):
 knorm.property(over=("w", "N", "seed"), max_examples=30)
 
 
-@knorm.falsifier("no_infinity_convention", search=("seed",), fixed={"w": 1, "N": 4})
+@knorm.falsifier("no_infinity_convention", search=("seed",), fixed={"w": 1, "N": 4}, backends=("numpy", "cupy"))
 def _(p):
     """Drop the +inf convention: an unrealisable velocity (w + 1 < N) gets a finite cost."""
     return _l2_outcome(p, convention=False)
@@ -253,25 +263,33 @@ split = Claim(
 )
 
 
-def _split_terms(A, dA, Lt, K):
-    Kp = np.linalg.pinv(K, hermitian=True)
-    lhs = float(np.trace((Lt * A + dA) @ Kp @ (Lt * A + dA).T)) / (2 * Lt)
-    pot = Lt / 2 * float(np.trace(A @ Kp @ A.T))
-    mid = float(np.trace(dA @ Kp @ A.T))
-    kin = float(np.trace(dA @ Kp @ dA.T)) / (2 * Lt)
+def _split_terms(A, dA, Lt, K, xp=None):
+    """The four quadratic forms with K^+ (eigh pseudo-inverse), on ``xp`` (NumPy when None); host arrays in."""
+    xp = xp if xp is not None else xp_of("numpy")
+    A, dA, K = on(xp, A, dA, K)
+    Kp = X.pinvh(xp, K)
+
+    def q(Y, Z):  # Tr[Y K^+ Z^T]
+        return float(xp.sum((Y @ Kp) * Z))
+    lhs = q(Lt * A + dA, Lt * A + dA) / (2 * Lt)
+    pot = Lt / 2 * q(A, A)
+    mid = q(dA, A)
+    kin = q(dA, dA) / (2 * Lt)
     return lhs, pot, mid, kin
 
 
-@split.numeric
+@split.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """Both sides at random (A, A'), with the image condition checked by solvers.leaky."""
+    """Both sides at random (A, A'), with the image condition decided as solvers.leaky does (solvers.xp_jacot)."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     A, dA = rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N))
-    K = leaky.gram(A)
-    if not leaky.image_condition(A, K)[0]:
+    Kx = X.gram(xp, on(xp, A))
+    if not float(X.image_residual(xp, on(xp, A), Kx)) <= leaky.IMAGE_RTOL:
         return inconclusive("the image condition fails for this A")
-    lhs, pot, mid, kin = _split_terms(A, dA, p.Lt, K)
-    c = np.linalg.cond(K)
+    lhs, pot, mid, kin = _split_terms(A, dA, p.Lt, asnumpy(Kx), xp)
+    sv = asnumpy(X.svdvals(xp, Kx))
+    c = sv[0] / sv[-1]  # numpy.linalg.cond (2-norm)
     # Error model: quadratic forms with K^+ lose cond(K) digits: 50 N eps cond(K) x the size of the terms.
     tol = 50 * p.N * EPS * c * (abs(lhs) + abs(pot) + abs(mid) + abs(kin))
     return Outcome(residual=abs(lhs - pot - mid - kin), tolerance=tol,

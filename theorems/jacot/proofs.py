@@ -9,15 +9,19 @@ Caratheodory path and the COI rounding model from ``theorems.jacot.minima``.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import sympy as sp
 
 from solvers import leaky
+from solvers import xp_jacot as X
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.jacot.minima import (caratheodory, coi_path, coi_tol, escape_search, kplus_ones, nonneg_lowrank,
+from theorems.jacot.minima import (caratheodory, coi_path, coi_tol, escape_search, nonneg_lowrank,
                                    ones_in_rowspace)
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _stable_params(w=6, N=5, k=3):
@@ -66,37 +70,40 @@ e3 = Claim(
 
 
 def _e3_data(p):
+    """A drawn on the host, its SVD (kept spectrum: a prefix, s > max(w, N) eps s_max) and B* on p.backend's namespace."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
-    A = rng.standard_normal((p.w, p.N))
-    U, s, Vt = np.linalg.svd(A, full_matrices=False)
-    keep = s > max(A.shape) * EPS * s[0]
-    U, s, Vt = U[:, keep], s[keep], Vt[keep]
-    nuc, fro2 = float(s.sum()), float((s * s).sum())
-    sqrtA = (U * np.sqrt(s)) @ Vt
-    Bstar = np.sqrt(fro2) / np.sqrt(nuc) * sqrtA
-    val = float(np.linalg.norm(A @ np.linalg.pinv(Bstar)) ** 2)
+    A = on(xp, rng.standard_normal((p.w, p.N)))
+    U, s, Vt = xp.linalg.svd(A, full_matrices=False)
+    r = int(xp.sum(xp.astype(s > max(A.shape) * EPS * s[0], xp.int64)))
+    U, s, Vt = U[:, :r], s[:r], Vt[:r, :]
+    nuc, fro2 = float(xp.sum(s)), float(xp.sum(s * s))
+    sqrtA = (U * xp.sqrt(s)) @ Vt
+    Bstar = math.sqrt(fro2) / math.sqrt(nuc) * sqrtA  # Python floats: array-api-strict refuses NumPy scalars
+    val = float(X.fro2(xp, A @ X.pinv(xp, Bstar)))
     # Error model: pinv of B* loses cond(B*) = sqrt(cond A) digits; |.|^2 relative ~ 10 r max(w,N) eps cond(A)
-    tol = 10 * len(s) * max(A.shape) * EPS * float(s[0] / s[-1]) * max(val, 1.0)
-    return A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng
+    tol = 10 * r * max(A.shape) * EPS * float(s[0] / s[-1]) * max(val, 1.0)
+    return xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng
 
 
-@e3.numeric
+@e3.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """|AB*^+|^2 = |A|_*/|A|_F^2 |sqrt A|^2 = srank; B* feasible; no random B with the same row space does better."""
-    A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    """|AB*^+|^2 = |A|_*/|A|_F^2 |sqrt A|^2 = srank; B* feasible; no random B with the same row space does better
+    (the n_B competitors drawn on the host in one stacked draw, evaluated as one batch: SVDs, ranks, pseudo-inverses)."""
+    xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    r = s.shape[0]
     srank = nuc**2 / fro2
-    middle = nuc / fro2 * float(np.sum(sqrtA * sqrtA))
-    best = np.inf
-    for _ in range(p.n_B):  # competitors: B = G V^T, the row space of A (Im A^T ⊆ Im B^T), |B|_F = |A|_F
-        B = rng.standard_normal((p.w, len(s))) @ Vt
-        B *= np.sqrt(fro2) / np.linalg.norm(B)
-        if np.linalg.matrix_rank(B) < len(s):
-            continue
-        best = min(best, float(np.linalg.norm(A @ np.linalg.pinv(B)) ** 2))
+    middle = nuc / fro2 * float(X.fro2(xp, sqrtA))
+    # competitors: B = G V^T, the row space of A (Im A^T ⊆ Im B^T), |B|_F = |A|_F; rank-deficient ones left out
+    B = on(xp, rng.standard_normal((p.n_B, p.w, r))) @ Vt
+    B = B * (math.sqrt(fro2) / X.fro(xp, B))[:, None, None]
+    full = X.matrix_rank(xp, B) >= r
+    vals = X.fro2(xp, A @ X.pinv(xp, B))
+    best = float(xp.min(xp.where(full, vals, xp.full_like(vals, xp.inf))))
     return Outcome.from_parts({
         "|AB*^+|^2 = srank": (abs(val - srank), tol),
         "corrected middle = srank": (abs(middle - srank), tol),
-        "|B*|_F <= |A|_F": (max(0.0, float(np.linalg.norm(Bstar)) - np.sqrt(fro2)), 10 * EPS * np.sqrt(fro2)),
+        "|B*|_F <= |A|_F": (max(0.0, float(X.fro(xp, Bstar)) - np.sqrt(fro2)), 10 * EPS * np.sqrt(fro2)),
         "random B not below": (max(0.0, srank - best), tol)},
         message=f"srank {srank:.12g}, |AB*^+|^2 {val:.12g}, best random competitor {best:.6g}",
         values={"srank": srank, "value_at_Bstar": val, "corrected_middle": middle, "best_random_B": best})
@@ -105,11 +112,11 @@ def _(p):
 e3.property(over=("w", "N", "seed"), max_examples=15, fixed={"n_B": 30})
 
 
-@e3.falsifier("stated")
+@e3.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed middle expression |A|_*^2/|A|_F^2 |sqrt A|_F^2 against |AB*^+|^2."""
-    A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
-    printed = nuc**2 / fro2 * float(np.sum(sqrtA * sqrtA))
+    xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    printed = nuc**2 / fro2 * float(X.fro2(xp, sqrtA))
     return Outcome(residual=abs(printed - val), tolerance=tol, values={"printed_middle": printed, "value_at_Bstar": val},
                    message=f"printed middle {printed:.10g} vs |AB*^+|^2 = {val:.10g}")
 
@@ -117,7 +124,8 @@ def _(p):
 @e3.falsifier("unconstrained_min", fixed={"w": 3, "N": 4})
 def _(p):
     """Drop Im A^T ⊆ Im B^T: B with row space orthogonal to A's (|B|_F = |A|_F) gives |AB^+|^2 = 0 < srank."""
-    A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    A, s, Vt = asnumpy(A), asnumpy(s), asnumpy(Vt)
     if len(s) >= p.N:
         return inconclusive("A has full column rank: no row space orthogonal to A's (take w < N)")
     Q, _ = np.linalg.qr(np.hstack([Vt.T, rng.standard_normal((p.N, p.N - len(s)))]))
@@ -188,26 +196,31 @@ e5 = Claim(
 )
 
 
-def _e5_terms(A):
-    K = leaky.gram(A)
-    Kp = np.linalg.pinv(K, hermitian=True)
-    x = float(np.sum(kplus_ones(A)))
-    Kbar = leaky.gram(A, bias=False)
-    S = leaky.sigma(A)
-    sig2 = np.sum(S * S, axis=0)  # |sigma(A_i)|^2 with the appended 1
-    a2 = np.sum(A * A, axis=0)
-    quad = np.array([Kbar[:, i] @ Kp @ Kbar[:, i] for i in range(A.shape[1])])
-    tol = coi_tol(A) * max(float(np.max(sig2)), 1.0) * 10
-    return x, sig2, a2, quad, tol
+def _e5_terms(A, xp=None):
+    """The per-column terms at the host matrix A, computed on ``xp`` (NumPy when None); host vectors out."""
+    xp = xp if xp is not None else xp_of("numpy")
+    Ax = on(xp, A)
+    K = X.gram(xp, Ax)
+    Kp = X.pinvh(xp, K)
+    x = float(xp.sum(Kp @ xp.ones((A.shape[1],), dtype=xp.float64)))  # 1^T K^+ 1 (minima.kplus_ones)
+    Kbar = X.gram(xp, Ax, bias=False)
+    S = X.sigma(xp, Ax)
+    sig2 = xp.sum(S * S, axis=0)  # |sigma(A_i)|^2 with the appended 1
+    a2 = xp.sum(Ax * Ax, axis=0)
+    quad = xp.sum(Kbar * (Kp @ Kbar), axis=0)  # Kbar_i^T K^+ Kbar_i, column by column
+    sig2 = asnumpy(sig2)
+    tol = float(X.coi_tol(xp, Ax)) * max(float(np.max(sig2)), 1.0) * 10
+    return x, sig2, asnumpy(a2), asnumpy(quad), tol
 
 
-@e5.numeric
+@e5.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """At a stable minimum: the l.314 simplification, the l.318 inequality and the corrected l.330 line, per column."""
+    """At a stable minimum: the l.314 simplification, the l.318 inequality and the corrected l.330 line, per column
+    (the stable minimum drawn and gated on the host; its terms on p.backend's namespace)."""
     A = _stable_A(p)
     if A is None:
         return inconclusive("1 lies in Im A^T (k >= N or degenerate draw): A is not a stable minimum")
-    x, sig2, a2, quad, tol = _e5_terms(A)
+    x, sig2, a2, quad, tol = _e5_terms(A, xp_of(p))
     return Outcome.from_parts({
         "l.314 identity": (float(np.max(np.abs(quad - (sig2 - 2 + x)))), tol),
         "l.318 inequality": (float(np.max(np.maximum(0.0, a2 - (sig2 - 2 + x)))), tol),
@@ -224,13 +237,13 @@ e5.property(over=("w", "N", "k", "seed"), max_examples=12)
 e5.tightness(over=("w", "N", "k", "seed"), max_examples=10)
 
 
-@e5.falsifier("stated")
+@e5.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed l.330 at the same stable minimum: |sigma(A_i)|^2 - 1 >= |A_i|^2 + 1 fails by 1."""
     A = _stable_A(p)
     if A is None:
         return inconclusive("1 lies in Im A^T: not a stable minimum")
-    x, sig2, a2, quad, tol = _e5_terms(A)
+    x, sig2, a2, quad, tol = _e5_terms(A, xp_of(p))
     gap = float(np.max((a2 + 1) - (sig2 - 1)))
     return Outcome(residual=max(0.0, gap), tolerance=tol, values={"violation": gap},
                    message=f"(|A_i|^2 + 1) - (|sigma(A_i)|^2 - 1) = {gap:.12g} > 0")
@@ -303,46 +316,52 @@ e6 = Claim(
 )
 
 
-def _e6_terms(A, gammas):
-    Kbar = leaky.gram(A, bias=False)
-    lam, V = np.linalg.eigh(Kbar)
-    one = np.ones(A.shape[1])
-    c = V.T @ one
+def _e6_terms(A, gammas, xp=None):
+    """Eigen-split of Kbar and the Sherman-Morrison terms at each gamma, on ``xp`` (NumPy when None); A on the host.
+    Returns the rows, c0, and (lam, c) as host vectors."""
+    xp = xp if xp is not None else xp_of("numpy")
+    Ax = on(xp, A)
+    Kbar = X.gram(xp, Ax, bias=False)
+    lam, V = xp.linalg.eigh(Kbar)
+    c = xp.matrix_transpose(V) @ xp.ones((A.shape[1],), dtype=xp.float64)
     keep = lam > Kbar.shape[0] * EPS * lam[-1]
-    c0 = float(np.sum(c[keep] ** 2 / lam[keep]))
+    c0 = float(xp.sum(xp.where(keep, c**2 / xp.where(keep, lam, xp.ones_like(lam)), xp.zeros_like(lam))))
+    lamk = xp.where(keep, lam, xp.zeros_like(lam))
     rows = []
-    for g in gammas:
-        x = float(np.sum(c**2 / (lam + g)))
-        num = float(np.sum(np.where(keep, lam, 0.0) * c**2 / (lam + g) ** 2))
-        coib = leaky.coi_gamma(A, g, bias=False)  # |A|^2_{Kbar + gamma}
+    for g in map(float, gammas):
+        x = float(xp.sum(c**2 / (lam + g)))
+        num = float(xp.sum(lamk * c**2 / (lam + g) ** 2))
+        coib = float(X.coi_gamma(xp, Ax, float(g), bias=False))  # |A|^2_{Kbar + gamma}
         rows.append({"gamma": float(g), "x": x, "term": num / (1 + x), "x/(1+x)": x / (1 + x),
-                     "coi_bar_gamma": coib, "coi_gamma_direct": leaky.coi_gamma(A, g)})
-    return rows, c0
+                     "coi_bar_gamma": coib, "coi_gamma_direct": float(X.coi_gamma(xp, Ax, float(g)))})
+    return rows, c0, asnumpy(lam), asnumpy(c)
 
 
-@e6.numeric
+@e6.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """Sherman-Morrison split along gamma -> 0: the true term obeys term <= c0/(1+x) -> 0, and |A|_K^2 = |A|_Kbar^2."""
+    """Sherman-Morrison split along gamma -> 0: the true term obeys term <= c0/(1+x) -> 0, and |A|_K^2 = |A|_Kbar^2
+    (the stable minimum drawn and gated on the host; the algebra on p.backend's namespace)."""
     A = _stable_A(p)
     if A is None:
         return inconclusive("1 lies in Im A^T: not a stable minimum")
+    xp = xp_of(p)
+    Ax = on(xp, A)
     gammas = np.geomspace(1e-2, p.gamma_min, 4)
-    rows, c0 = _e6_terms(A, gammas)
-    ck, cb = leaky.coi(A), leaky.coi(A, bias=False)
+    rows, c0, lam, c = _e6_terms(A, gammas, xp)
+    ck, cb = float(X.coi(xp, Ax)), float(X.coi(xp, Ax, bias=False))
+    kop = float(X.opnorm(xp, X.gram(xp, Ax)))
     # Error models: the SM identity and the gamma-solve have relative rounding ~ N eps cond(K + gamma)
     sm = max(abs(r["coi_gamma_direct"] - (r["coi_bar_gamma"] - r["term"])) / (10 * A.shape[1] * EPS *
-             (np.linalg.norm(leaky.gram(A), 2) / r["gamma"]) * max(r["coi_bar_gamma"], 1.0)) for r in rows)
+             (kop / r["gamma"]) * max(r["coi_bar_gamma"], 1.0)) for r in rows)
     bound = max(r["term"] - c0 / (1 + r["x"]) for r in rows)
-    tol = coi_tol(A) * max(cb, 1.0)
+    tol = float(X.coi_tol(xp, Ax)) * max(cb, 1.0)
     # x_gamma = sum_kept c_j^2/(lam_j + gamma) + q/gamma with q = |P_ker(Kbar) 1|^2 > 0, so
     # 0 <= gamma x_gamma - q <= gamma c0: x grows like q/gamma and term <= c0/(1+x) <= c0 gamma/q -> 0.
-    Kb = leaky.gram(A, bias=False)
-    lam, V = np.linalg.eigh(Kb)
-    c = V.T @ np.ones(A.shape[1])
-    q = float(np.sum(c[lam <= Kb.shape[0] * EPS * lam[-1]] ** 2))
+    n = A.shape[1]
+    q = float(np.sum(c[lam <= n * EPS * lam[-1]] ** 2))
     # rounding: the kernel eigenvalues are ~ N eps lam_max instead of 0, which shifts gamma x by q N eps lam_max / gamma
     growth = max((abs(r["gamma"] * r["x"] - q) - r["gamma"] * c0)
-                 / (q * Kb.shape[0] * EPS * lam[-1] / r["gamma"] + 100 * A.shape[1] * EPS * max(q, 1.0)) for r in rows)
+                 / (q * n * EPS * lam[-1] / r["gamma"] + 100 * A.shape[1] * EPS * max(q, 1.0)) for r in rows)
     return Outcome.from_parts({
         "Sherman-Morrison identity": (sm, 1.0),
         "term <= c0/(1+x)": (max(0.0, bound), 10 * EPS * c0),
@@ -361,19 +380,20 @@ def _(p):
 e6.property(over=("w", "N", "k", "seed"), max_examples=10)
 
 
-@e6.falsifier("stated")
+@e6.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed chain: lim (|A|^2_{Kbar+gamma} - x/(1+x)) = |A|^2_Kbar; at gamma_min it is |A|^2_Kbar - 1."""
     A = _stable_A(p)
     if A is None:
         return inconclusive("1 lies in Im A^T: not a stable minimum")
-    rows, c0 = _e6_terms(A, [p.gamma_min])
+    xp = xp_of(p)
+    rows, c0, _, _ = _e6_terms(A, [p.gamma_min], xp)
     r = rows[0]
-    cb = leaky.coi(A, bias=False)
+    cb = float(X.coi(xp, on(xp, A), bias=False))
     printed = r["coi_bar_gamma"] - r["x/(1+x)"]
     # the printed limit value at finite gamma differs from its gamma -> 0 limit by at most
     # |coi_bar_gamma - cb| + (1 - x/(1+x)) (both -> 0); allow that plus rounding
-    tol = abs(r["coi_bar_gamma"] - cb) + (1 - r["x/(1+x)"]) + coi_tol(A) * max(cb, 1.0)
+    tol = abs(r["coi_bar_gamma"] - cb) + (1 - r["x/(1+x)"]) + float(X.coi_tol(xp, on(xp, A))) * max(cb, 1.0)
     return Outcome(residual=abs(printed - cb), tolerance=tol, values={"printed_chain_value": printed, "coi_nobias": cb},
                    message=f"printed chain gives {printed:.10g}, |A|_Kbar^2 = {cb:.10g} (difference -> 1)")
 
@@ -506,29 +526,29 @@ e15 = Claim(
 
 
 def _e15_data(p):
+    """The strictly positive stable minimum drawn and gated on the host; B = A K^+, Hamilton's right side, H, the COI
+    and the rank on p.backend's namespace (solvers.xp_jacot, as solvers.leaky)."""
     A = _stable_A(p)
     if A is None or A.min() <= 0:
         return None
-    B = A @ np.linalg.pinv(leaky.gram(A), hermitian=True)
-    w, N = A.shape
-    rhs = leaky.hamilton_rhs_numpy(0.0, leaky.pack(A, B), w, N, p.Lt)
-    rest = float(np.max(np.abs(rhs[: 2 * w * N]))) / (p.Lt * max(float(np.max(np.abs(A))), 1.0))
-    H = leaky.hamiltonian(A, B, p.Lt)
-    return A, -2 * H / p.Lt, leaky.coi(A), _rank_num(A), rest
+    xp = xp_of(p)
+    Ax = on(xp, A)
+    B = Ax @ X.pinvh(xp, X.gram(xp, Ax))
+    dA, dB = X.hamilton_rhs(xp, Ax, B, p.Lt)
+    big = max(float(xp.max(xp.abs(dA))), float(xp.max(xp.abs(dB))))
+    rest = big / (p.Lt * max(float(xp.max(xp.abs(Ax))), 1.0))
+    H = float(X.hamiltonian(xp, Ax, B, p.Lt))
+    return A, -2 * H / p.Lt, float(X.coi(xp, Ax)), int(X.matrix_rank(xp, Ax)), rest, float(X.coi_tol(xp, Ax))
 
 
-def _rank_num(A):
-    return int(np.linalg.matrix_rank(A))
-
-
-@e15.numeric
+@e15.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Rest geodesic: Hamilton's rhs vanishes, -2H/Lt = min_p |A_p|^2_K = rank."""
     d = _e15_data(p)
     if d is None:
         return inconclusive("no strictly positive stable minimum for these parameters")
-    A, h, c, r, rest = d
-    tol = coi_tol(A) * max(c, 1.0) * 10
+    A, h, c, r, rest, ctol = d
+    tol = ctol * max(c, 1.0) * 10
     return Outcome.from_parts({"rest point": (rest, tol), "-2H/Lt = |A|_K^2": (abs(h - c), tol),
                                "|A|_K^2 = rank": (abs(c - r), tol)},
                               message=f"-2H/Lt = {h:.12g}, |A|_K^2 = {c:.12g}, rank {r}",
@@ -538,14 +558,14 @@ def _(p):
 e15.property(over=("w", "N", "k", "seed", "Lt"), max_examples=10)
 
 
-@e15.falsifier("stated", fixed={"k": 3})
+@e15.falsifier("stated", fixed={"k": 3}, backends=("numpy", "cupy"))
 def _(p):
     """The printed unsquared min_p |A_p|_{K_p} against -2H/Lt on the same geodesic: sqrt(k) != k."""
     d = _e15_data(p)
     if d is None:
         return inconclusive("no strictly positive stable minimum for these parameters")
-    A, h, c, r, rest = d
-    tol = coi_tol(A) * max(c, 1.0) * 10
+    A, h, c, r, rest, ctol = d
+    tol = ctol * max(c, 1.0) * 10
     return Outcome(residual=abs(h - np.sqrt(c)), tolerance=tol, values={"-2H/Lt": h, "unsquared": float(np.sqrt(c))},
                    message=f"-2H/Lt = {h:.10g} vs min_p |A_p|_K = {np.sqrt(c):.10g}")
 

@@ -20,6 +20,8 @@ import numpy as np
 import sympy as sp
 
 from solvers import leaky
+from solvers import xp_jacot as X
+from solvers.xp import on, xp_of
 from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.jacot import coi as _coi
@@ -27,7 +29,7 @@ from theorems.jacot import lagrangian as _lag
 from theorems.jacot import minima as _min
 from theorems.jacot import theorem4 as _t4
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
 def _kept_cond(S):
@@ -69,28 +71,30 @@ transpose = Claim(
 
 
 def _transpose_data(p):
+    """One array-API path (p.backend); A and the Gaussian G of B = G sigma^+ sigma drawn on the host."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
-    A = rng.standard_normal((p.w, p.N))
-    S = leaky.sigma(A)
-    Sp = np.linalg.pinv(S)
-    B = rng.standard_normal((p.w, p.N)) @ Sp @ S  # rows in Im sigma(A)^T = Im K
-    W = p.Lt * B @ S.T
-    K = S.T @ S
+    A = on(xp, rng.standard_normal((p.w, p.N)))
+    S = X.sigma(xp, A)
+    Sp = X.pinv(xp, S)
+    B = on(xp, rng.standard_normal((p.w, p.N))) @ Sp @ S  # rows in Im sigma(A)^T = Im K
+    W = p.Lt * B @ xp.matrix_transpose(S)
+    K = xp.matrix_transpose(S) @ S
     dA = p.Lt * (B @ K - A)
-    return A, B, S, Sp, W, K, dA
+    return xp, A, B, S, Sp, W, K, dA
 
 
-@transpose.numeric
+@transpose.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Lt^-1 W (sigma^+)^T and (A + A'/Lt) K^+ against B."""
-    A, B, S, Sp, W, K, dA = _transpose_data(p)
-    c = _kept_cond(S)
-    scale = float(np.linalg.norm(B)) + EPS
+    xp, A, B, S, Sp, W, K, dA = _transpose_data(p)
+    c = float(X.kept_cond(xp, S))
+    scale = float(X.fro(xp, B)) + EPS
     # Error model: pinv of sigma has relative error ~ max(w+1, N) eps cond(sigma); K^+ = pinv(sigma^T sigma)
     # squares the condition number. Products of O(1) many such factors: constant 100.
     n = max(p.w + 1, p.N)
-    r1 = float(np.linalg.norm(W @ Sp.T / p.Lt - B))
-    r2 = float(np.linalg.norm((A + dA / p.Lt) @ np.linalg.pinv(K) - B))
+    r1 = float(X.fro(xp, W @ xp.matrix_transpose(Sp) / p.Lt - B))
+    r2 = float(X.fro(xp, (A + dA / p.Lt) @ X.pinv(xp, K) - B))
     return Outcome.from_parts({"Lt^-1 W (sigma^+)^T = B": (r1, 100 * n * EPS * c * scale),
                                "(A + A'/Lt) K^+ = B": (r2, 100 * n * EPS * c**2 * scale)},
                               message="corrected momentum formulas", values={"cond_sigma": c})
@@ -99,16 +103,16 @@ def _(p):
 transpose.property(over=("w", "N", "Lt", "seed"), max_examples=15)
 
 
-@transpose.falsifier("stated", search=("seed", "w"), fixed={"w": 4, "N": 5})
+@transpose.falsifier("stated", search=("seed", "w"), fixed={"w": 4, "N": 5}, backends=("numpy", "cupy"))
 def _(p):
     """The printed Lt^-1 W sigma(A)^+ (defined only for N = w + 1; otherwise not conformable)."""
-    A, B, S, Sp, W, K, dA = _transpose_data(p)
+    xp, A, B, S, Sp, W, K, dA = _transpose_data(p)
     if W.shape[1] != Sp.shape[0]:
         return Outcome(residual=float("inf"), tolerance=0.0, values={"W": list(W.shape), "sigma_pinv": list(Sp.shape)},
-                       message=f"W {W.shape} times sigma(A)^+ {Sp.shape}: not conformable (needs N = w + 1)")
-    c = _kept_cond(S)
-    r = float(np.linalg.norm(W @ Sp / p.Lt - B))
-    tol = 100 * max(p.w + 1, p.N) * EPS * c * (float(np.linalg.norm(B)) + EPS)
+                       message=f"W {tuple(W.shape)} times sigma(A)^+ {tuple(Sp.shape)}: not conformable (needs N = w + 1)")
+    c = float(X.kept_cond(xp, S))
+    r = float(X.fro(xp, W @ Sp / p.Lt - B))
+    tol = 100 * max(p.w + 1, p.N) * EPS * c * (float(X.fro(xp, B)) + EPS)
     return Outcome(residual=r, tolerance=tol, values={"cond_sigma": c},
                    message=f"|Lt^-1 W sigma^+ - B| = {r:.3g} (N = w + 1 so the product is defined)")
 
@@ -397,34 +401,39 @@ squared = Claim(
 
 
 def _squared_outcome(p, power):
+    """One array-API path (p.backend); A and the 20 competitors' Gaussians drawn on the host (one stacked draw: the
+    same numbers as 20 draws in a row), the competitors W* + G_j P evaluated as one batch."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     A = rng.standard_normal((p.w, p.N))
     if p.N > p.w + 1:
         # a Gaussian A has COI = +inf here (Im A^T is not in the (w+1)-dimensional Im sigma(A)^T); a non-negative A
         # satisfies the image condition (sigma(A) = [A; 1^T]), so the claim is tested on A = |G| instead
         A = np.abs(A)
-    c = leaky.coi(A)
+    Ax = on(xp, A)
+    c = float(X.coi(xp, Ax))
     if np.isinf(c):
         return inconclusive("Im A^T is not in Im sigma(A)^T: COI = +inf, no W with W sigma(A) = A (need w + 1 >= N)")
-    S = leaky.sigma(A)
-    Sp = np.linalg.pinv(S)
-    Wst = A @ Sp
-    n2 = float(np.sum(Wst**2))
-    P = np.eye(S.shape[0]) - S @ Sp  # projector onto the left null space: Z = G P has Z S = 0
-    worst = min(float(np.sum((Wst + rng.standard_normal(Wst.shape) @ P) ** 2)) for _ in range(20)) - n2
-    cond = _kept_cond(S)
-    scale = n2 + float(np.sum(A**2))
+    S = X.sigma(xp, Ax)
+    Sp = X.pinv(xp, S)
+    Wst = Ax @ Sp
+    n2 = float(X.fro2(xp, Wst))
+    P = xp.eye(S.shape[0], dtype=xp.float64) - S @ Sp  # projector onto the left null space: Z = G P has Z S = 0
+    G = on(xp, rng.standard_normal((20, *Wst.shape)))
+    worst = float(xp.min(X.fro2(xp, Wst + G @ P))) - n2
+    cond = float(X.kept_cond(xp, S))
+    scale = n2 + float(X.fro2(xp, Ax))
     # Error model: pinv(sigma) relative error ~ max(w+1, N) eps cond; norms squared double it.
     tol = 100 * max(p.w + 1, p.N) * EPS * cond**2 * scale
     val = n2 if power == 2 else float(np.sqrt(n2))
     return Outcome.from_parts({"COI = |W*|^" + str(power): (abs(c - val), tol),
-                               "W* sigma(A) = A": (float(np.linalg.norm(Wst @ S - A)), tol),
+                               "W* sigma(A) = A": (float(X.fro(xp, Wst @ S - Ax)), tol),
                                "W* minimal": (max(0.0, -worst), tol)},
                               message=f"COI {c:.10g} vs |W*|_F^{power} = {val:.10g}",
                               values={"coi": c, "W_norm": float(np.sqrt(n2)), "cond_sigma": cond})
 
 
-@squared.numeric
+@squared.numeric(backends=("numpy", "cupy"))
 def _(p):
     """COI against |A sigma(A)^+|_F^2, the minimum-norm solution's squared norm."""
     return _squared_outcome(p, 2)
@@ -433,7 +442,7 @@ def _(p):
 squared.property(over=("w", "N", "seed"), max_examples=15)
 
 
-@squared.falsifier("stated", search=("seed",))
+@squared.falsifier("stated", search=("seed",), backends=("numpy", "cupy"))
 def _(p):
     """The printed (unsquared) norm: |W*|_F differs from the COI unless COI is 0 or 1."""
     return _squared_outcome(p, 1)
@@ -511,22 +520,21 @@ p1hyp = Claim(
 )
 
 
-@p1hyp.numeric
+@p1hyp.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """COI with the infinity convention (solvers.leaky.coi) against the stable rank."""
-    A = _coi._A(p)
-    return _coi._prop1_outcome(A, _coi._coi_nobias(A))
+    """COI with the infinity convention (solvers.xp_jacot.coi as solvers.leaky.coi) against the stable rank."""
+    A, xp = _coi._A(p), xp_of(p)
+    return _coi._prop1_outcome(A, _coi._coi_nobias(A, xp), xp)
 
 
 p1hyp.property(over=("w", "N", "seed", "shift", "A"), max_examples=25)
 
 
-@p1hyp.falsifier("stated", search=("seed", "shift"))
+@p1hyp.falsifier("stated", search=("seed", "shift"), backends=("numpy", "cupy"))
 def _(p):
     """Plain pseudo-inverse (no convention): an all-negative A gives 0 < stable rank."""
-    A = _coi._A(p)
-    val = float(np.linalg.norm(A @ np.linalg.pinv(leaky.sigma(A, bias=False))) ** 2)
-    return _coi._prop1_outcome(A, val, form="|A pinv(sigmabar(A))|^2")
+    A, xp = _coi._A(p), xp_of(p)
+    return _coi._prop1_outcome(A, _coi._pinv_coi(A, xp), xp, form="|A pinv(sigmabar(A))|^2")
 
 
 @p1hyp.reproduction
