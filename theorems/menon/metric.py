@@ -28,7 +28,9 @@ import numpy as np
 import sympy as sp
 
 from solvers import dln, rk
-from solvers.matfun import psd_eig, psd_power
+from solvers import xp_menon as X
+from solvers.matfun import psd_power
+from solvers.xp import namespace, xp_of
 from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
@@ -104,30 +106,21 @@ def _limit_bound(x, y, N):
 
 
 def _psd_powers(S, exps):
-    """``[S**a for a in exps]`` from one ``eigh`` (same 1e-12 cutoff as solvers.matfun.psd_power)."""
-    w, V = psd_eig(S)
-    out = []
-    for a in exps:
-        if a == 0:
-            wa = np.ones_like(w)
-        else:
-            wa = np.where(w > 0, np.where(w > 0, w, 1.0) ** a, 0.0)
-        out.append((V * wa) @ V.T)
-    return out
+    """``[S**a for a in exps]`` from one ``eigh`` (same 1e-12 cutoff as solvers.matfun.psd_power); any
+    array-API backend (solvers.xp_menon.psd_powers)."""
+    return X.psd_powers(S, exps)
 
 
 def _a_op(W, Z, N):
-    """A_{N,W}(Z) (4.14) by its definition, with one eigh of WW^T and one of W^TW (cf. dln.a_operator)."""
-    L = _psd_powers(W @ W.T, [(N - k) / N for k in range(1, N + 1)])
-    R = _psd_powers(W.T @ W, [(k - 1) / N for k in range(1, N + 1)])
-    return sum(l @ Z @ r for l, r in zip(L, R))
+    """A_{N,W}(Z) (4.14) by its definition, with one eigh of WW^T and one of W^TW (cf. dln.a_operator);
+    any array-API backend."""
+    return X.a_op(W, Z, N)
 
 
 def _a_mat(W, N):
-    """Matrix of A_{N,W} on row-major vec(Z) (d^2 x d^2), from the same powers as :func:`_a_op`."""
-    L = _psd_powers(W @ W.T, [(N - k) / N for k in range(1, N + 1)])
-    R = _psd_powers(W.T @ W, [(k - 1) / N for k in range(1, N + 1)])
-    return sum(np.kron(l, r.T) for l, r in zip(L, R))
+    """Matrix of A_{N,W} on row-major vec(Z) (d^2 x d^2), from the same powers as :func:`_a_op`; any
+    array-API backend (kron by broadcasting)."""
+    return X.a_mat(W, N)
 
 
 def _random_W(d, seed, sigmas=None):
@@ -158,11 +151,11 @@ def _kappa(s):
 def _eq49(Ws, Ep):
     """(4.9): -sum_p A_{p+1} A_{p+1}^T E' B_{p-1}^T B_{p-1}, and the scale sum_p |A|^2 |E'| |B|^2."""
     N = len(Ws)
-    out, scale = np.zeros_like(Ep), 0.0
+    out, scale = 0 * Ep, 0.0
     for p in range(1, N + 1):
         A, B = dln.partial_A(Ws, p + 1), dln.partial_B(Ws, p - 1)
-        out -= A @ A.T @ Ep @ B.T @ B
-        scale += np.linalg.norm(A, 2) ** 2 * np.linalg.norm(Ep) * np.linalg.norm(B, 2) ** 2
+        out = out - A @ A.T @ Ep @ B.T @ B
+        scale += X.norm2(A) ** 2 * X.fro(Ep) * X.norm2(B) ** 2
     return out, scale
 
 
@@ -234,23 +227,26 @@ def _thm2_point(p):
 
 
 def _thm2_pointwise(p, random_layers=False):
+    """Array-API path (p.backend): the instance is drawn on the host, both sides are computed on xp."""
     lam, Qs, Ws, rng = _thm2_point(p)
     if random_layers:  # a generic point of M_d^N: off every balanced variety (catalogue: residual ~18)
         Ws = dln.random_layers([p.d] * (p.N + 1), rng_for(p.seed + 104729), scale=np.sqrt(p.d))
     Ep = rng.standard_normal((p.d, p.d))
+    xp = xp_of(p)
+    Ws, Ep = X.to_xp(xp, Ws), X.to_xp(xp, [Ep])[0]
     W = dln.prod(Ws)
-    s = np.linalg.svd(W, compute_uv=False)
+    s = X.host(xp.linalg.svdvals(W))
     kappa, rank = _kappa(s)
     if kappa > KAPPA_MAX:
         return inconclusive(f"kappa(WW^T)={kappa:.3g} is too close to the psd_power cutoff", kappa=kappa)
     up, scale = _eq49(Ws, Ep)
     down = -_a_op(W, Ep, p.N)
-    res = float(np.linalg.norm(up - down))
+    res = X.fro(up - down)
     # error model: N products (each ~ N d eps relative) and N psd powers (~ d eps kappa relative)
     tol = SAFETY * p.N * p.d * EPS * kappa * scale
-    G = max((float(np.linalg.norm(c)) for c in dln.conserved(Ws)), default=0.0)
+    G = max((X.fro(c) for c in dln.conserved(Ws)), default=0.0)
     return Outcome(residual=res, tolerance=tol,
-                   values={"residual_4_9_vs_4_11": res, "norm_4_9": float(np.linalg.norm(up)), "kappa": kappa,
+                   values={"residual_4_9_vs_4_11": res, "norm_4_9": X.fro(up), "kappa": kappa,
                            "rank": rank, "max_norm_C_p": G, "lambda": lam.tolist()},
                    message="|(4.9) - (4.11)|_F at the point, E' a free Gaussian matrix")
 
@@ -291,9 +287,10 @@ def _thm2_flow(p, rtols=(1e-8, 1e-10)):
                    message=f"|phi(W(T)) - W(T)|_F at T={p.T}: upstairs (3.6) vs downstairs (4.11), dopri5")
 
 
-@end_to_end.numeric
+@end_to_end.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """(4.9) = (4.11) at a balanced point (or the two flows to time T when T > 0)."""
+    """(4.9) = (4.11) at a balanced point (or the two flows to time T when T > 0).  The pointwise check is
+    array-API code; T > 0 is CPU-only (adaptive dopri5 with step control) and runs on NumPy on any backend."""
     if p.G > 0:  # the perturbation parameter is there for the falsifier small_G_linear
         return inconclusive(f"G={p.G!r} > 0 puts the layers off the balanced variety M_0: the theorem's hypothesis "
                             f"W(0) in M fails (see the falsifier small_G_linear)")
@@ -439,27 +436,30 @@ def _partial_residuals(p, shift):
     """max over p of the four (7.11) residuals, A_p with exponent (N-p+shift)/N."""
     lam, Qs, Ws = balanced_instance(p.d, p.N, p.seed, zeros=p.zeros)
     N = p.N
-    Q = lambda q: Qs[N - q]  # noqa: E731  Q_q
-    W = dln.prod(Ws)
     sig = lam**N
     kappa, _ = _kappa(sig)
+    # array-API path: the host instance moved to p.backend, every residual computed there
+    xp = xp_of(p)
+    Qs, Ws = X.to_xp(xp, Qs), X.to_xp(xp, Ws)
+    Q = lambda q: Qs[N - q]  # noqa: E731  Q_q
+    W = dln.prod(Ws)
+    # lam**(N*e) = Sigma^e; 0**0 = 1 is not wanted on zero singular values: mask them
+    pw = lambda e: X.to_xp(xp, [np.where(lam > 0, np.abs(lam) ** (N * e), 0.0)])[0]  # noqa: E731
     res = {"A_p": 0.0, "A_pA_p^T": 0.0, "B_p": 0.0, "B_p^TB_p": 0.0}
     for q in range(1, N + 1):
         A, B = dln.partial_A(Ws, q), dln.partial_B(Ws, q)
         eA = (N - q + shift) / N
-        # lam**(N*e) = Sigma^e; 0**0 = 1 is not wanted on zero singular values: mask them
-        pw = lambda e: np.where(lam > 0, np.abs(lam) ** (N * e), 0.0)  # noqa: E731
-        res["A_p"] = max(res["A_p"], float(np.linalg.norm(A - Q(N) @ np.diag(pw(eA)) @ Q(q - 1).T)))
-        res["B_p"] = max(res["B_p"], float(np.linalg.norm(B - Q(q) @ np.diag(pw(q / N)) @ Q(0).T)))
-        res["A_pA_p^T"] = max(res["A_pA_p^T"], float(np.linalg.norm(A @ A.T - psd_power(W @ W.T, eA))))
-        res["B_p^TB_p"] = max(res["B_p^TB_p"], float(np.linalg.norm(B.T @ B - psd_power(W.T @ W, q / N))))
+        res["A_p"] = max(res["A_p"], X.fro(A - Q(N) @ X.diag(pw(eA)) @ Q(q - 1).T))
+        res["B_p"] = max(res["B_p"], X.fro(B - Q(q) @ X.diag(pw(q / N)) @ Q(0).T))
+        res["A_pA_p^T"] = max(res["A_pA_p^T"], X.fro(A @ A.T - psd_power(W @ W.T, eA)))
+        res["B_p^TB_p"] = max(res["B_p^TB_p"], X.fro(B.T @ B - psd_power(W.T @ W, q / N)))
     scale = max(1.0, float(np.max(lam)) ** (2 * N))
     # error model: N products (N d eps each) and one psd power (d eps kappa), relative to |W|^2
     tol = SAFETY * N * p.d * EPS * kappa * scale
     return res, tol, {"lambda": lam.tolist(), "kappa": kappa}
 
 
-@partial.numeric
+@partial.numeric(backends=("numpy", "cupy"))
 def _(p):
     """The corrected (7.11): A_p = Q_N Sigma^{(N-p+1)/N} Q_{p-1}^T and A_pA_p^T = (WW^T)^{(N-p+1)/N}."""
     res, tol, vals = _partial_residuals(p, 1)
@@ -469,7 +469,7 @@ def _(p):
 partial.property(over=("d", "N", "seed", "zeros"), max_examples=12)
 
 
-@partial.falsifier("stated", search=("seed", "d"))
+@partial.falsifier("stated", search=("seed", "d"), backends=("numpy", "cupy"))
 def _(p):
     """The printed exponent (N-p)/N in A_p and A_pA_p^T."""
     res, tol, vals = _partial_residuals(p, 0)
@@ -714,8 +714,11 @@ def _transpose_numeric(p, gate):
     return Outcome.from_parts(parts, "corrected line 262 + self-adjoint + positive definite + (4.17)", vals)
 
 
-def vec_(X):
-    return np.asarray(X, float).ravel()
+def vec_(Z):
+    """Row-major vec(Z) on any array-API backend."""
+    if isinstance(Z, (list, tuple)):
+        Z = np.asarray(Z, float)
+    return namespace(Z).reshape(Z, (-1,))
 
 
 transpose.property(over=("d", "N", "seed", "W", "Z"), max_examples=15)
@@ -790,17 +793,21 @@ def _(p, variant):
 Q_QUARTIC = 0.5
 
 
-def _energy(X, Y):
+def _energy(Wc, Y):
     """E(W) = 1/2 sum R_ij^2 + q/4 (sum R_ij^2)^2, R = W - Y, written without conjugation so that it is
-    holomorphic in the entries (for the complex-step derivative)."""
-    R = X - Y
-    s = np.sum(R * R)
+    holomorphic in the entries (for the complex-step derivative); any array-API backend."""
+    R = Wc - Y
+    s = _xsum(R * R)
     return 0.5 * s + Q_QUARTIC / 4 * s * s
+
+
+def _xsum(A):
+    return namespace(A).sum(A)
 
 
 def _energy_grad(W, Y):
     R = W - Y
-    return R * (1 + Q_QUARTIC * np.sum(R * R))
+    return R * (1 + Q_QUARTIC * _xsum(R * R))
 
 
 gradient = Claim(
@@ -831,30 +838,34 @@ def _gradient_check(p, printed=False):
     rng = rng_for(p.seed)
     d, N = p.d, p.N
     W, Y, Z = (rng.standard_normal((d, d)) for _ in range(3))
-    s = np.linalg.svd(W, compute_uv=False)
+    h = 1e-30
+    # array-API path: host draws moved to p.backend (the complex-step point W + i h Z formed on the host)
+    xp = xp_of(p)
+    Wc = X.to_xp(xp, [W + 1j * h * Z])[0]
+    W, Y, Z = X.to_xp(xp, [W, Y, Z])
+    s = X.host(xp.linalg.svdvals(W))
     kappa, rank = _kappa(s)
     if rank < d or kappa > KAPPA_MAX:
         return inconclusive("W is (numerically) singular: g^N needs A_{N,W} invertible", kappa=kappa)
     Ep = _energy_grad(W, Y)
-    h = 1e-30
-    dE = float(np.imag(_energy(W + 1j * h * Z, Y)) / h)  # complex step: no cancellation
+    dE = float(xp.imag(_energy(Wc, Y))) / h  # complex step: no cancellation
     M = _a_mat(W, N)
-    ev = np.linalg.eigvalsh(M)
+    ev = X.host(xp.linalg.eigvalsh(M))
     cond = float(ev[-1] / ev[0])
     grad = Ep if printed else _a_op(W, Ep, N)
-    g = float(vec_(grad) @ np.linalg.solve(M, vec_(Z)))  # g^N(grad, Z) = Tr(grad^T A^{-1} Z) (4.17)
+    g = X.vdot(vec_(grad), xp.linalg.solve(M, vec_(Z)))  # g^N(grad, Z) = Tr(grad^T A^{-1} Z) (4.17)
     res = abs(g - dE)
-    scale = float(np.linalg.norm(Ep) * np.linalg.norm(Z))
+    scale = X.fro(Ep) * X.fro(Z)
     # error model: A rounding (N d eps kappa) and a solve with cond(A) over d^2 unknowns
     tol = SAFETY * (N * d * EPS * kappa + d * d * EPS) * cond * scale
     return Outcome(residual=res, tolerance=tol,
-                   values={"g_grad_Z": g, "dE_Z": dE, "trace_ZT_Eprime": float(np.sum(Z * Ep)),
+                   values={"g_grad_Z": g, "dE_Z": dE, "trace_ZT_Eprime": X.vdot(Z, Ep),
                            "cond_A": cond, "kappa": kappa},
                    message=("printed: grad E = E'" if printed else "grad E = A(E')")
                            + ": |g^N(grad E, Z) - dE(W)(Z)|")
 
 
-@gradient.numeric
+@gradient.numeric(backends=("numpy", "cupy"))
 def _(p):
     """g^N(A(E'), Z) = dE(W)(Z) with dE by complex step."""
     return _gradient_check(p)
@@ -863,7 +874,7 @@ def _(p):
 gradient.property(over=("d", "N", "seed"), max_examples=15)
 
 
-@gradient.falsifier("stated", search=("seed", "d"))
+@gradient.falsifier("stated", search=("seed", "d"), backends=("numpy", "cupy"))
 def _(p):
     """The printed (4.19): grad E = E', so g^N(grad E, Z) = Tr(Z^T A^{-1} E') != dE(Z) (N >= 2, d >= 1)."""
     return _gradient_check(p, printed=True)
@@ -904,28 +915,31 @@ def _flow_parts(p):
     lam, Qs, Ws = balanced_instance(p.d, p.N, p.seed, zeros=p.zeros)
     d, N = p.d, p.N
     Ep = rng_for(p.seed + 7919).standard_normal((d, d))
-    W = dln.prod(Ws)
     kappa, rank = _kappa(lam**N)
     if kappa > KAPPA_MAX:
         return inconclusive(f"kappa={kappa:.3g} too close to the psd_power cutoff")
+    # array-API path: host draws moved to p.backend
+    xp = xp_of(p)
+    Ws, Qs, Ep = X.to_xp(xp, Ws), X.to_xp(xp, [Qs[0], Qs[-1]]), X.to_xp(xp, [Ep])[0]
+    W = dln.prod(Ws)
     D = dln.grads(Ws, Ep)
-    up = float(sum(np.sum(g * g) for g in D))
+    up = sum(X.vdot(g, g) for g in D)
     AE = _a_op(W, Ep, N)
-    down = float(np.sum(Ep * AE))
+    down = X.vdot(Ep, AE)
     rel = SAFETY * N * d * EPS * kappa
     parts = {"dissipation_upstairs_vs_downstairs": (abs(up - down) / max(up, 1e-300), rel)}
     vals = {"sum_norm_D_p_sq": up, "tr_Eprime_A_Eprime": down, "rank": rank, "kappa": kappa}
     r = d - p.zeros
-    QN, Q0 = Qs[0], Qs[-1]
+    QN, Q0 = Qs
     if p.zeros:
         off = QN[:, r:].T @ AE @ Q0[:, r:]
-        parts["rank_preservation"] = (float(np.linalg.norm(off)) / float(np.linalg.norm(AE)), rel)
-        vals["zero_block_of_A_Eprime"] = float(np.linalg.norm(off))
+        parts["rank_preservation"] = (X.fro(off) / X.fro(AE), rel)
+        vals["zero_block_of_A_Eprime"] = X.fro(off)
     else:
         M = _a_mat(W, N)
-        ev = np.linalg.eigvalsh(M)
+        ev = X.host(xp.linalg.eigvalsh(M))
         cond = float(ev[-1] / ev[0])
-        gnorm = float(vec_(AE) @ np.linalg.solve(M, vec_(AE)))
+        gnorm = X.vdot(vec_(AE), xp.linalg.solve(M, vec_(AE)))
         parts["norm_grad_4_22"] = (abs(gnorm - down) / down, rel * cond + SAFETY * d * d * EPS * cond)
         vals.update({"norm_grad_g_sq": gnorm, "cond_A": cond})
     return Outcome.from_parts(parts, "Thm 3 at a balanced point of rank r", vals)
@@ -979,9 +993,10 @@ def _flow_integrated(p, rtols=(1e-8, 1e-10)):
         "integration_error_estimate": integ, "steps": steps, "rank_start": r})
 
 
-@flow.numeric
+@flow.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """Dissipation identity and rank preservation at a balanced point of rank d - zeros (or along the flow to T)."""
+    """Dissipation identity and rank preservation at a balanced point of rank d - zeros (or along the flow to T).
+    The pointwise check is array-API code; T > 0 is CPU-only (adaptive dopri5) on any backend."""
     if p.N == 1 and p.zeros:
         return inconclusive("rank preservation needs N >= 2 (Thm 3; at N = 1, A = I and the rank grows: falsifier "
                             "depth_one): zeros > 0 with N = 1 is outside the hypothesis")
@@ -1088,7 +1103,12 @@ def _spectrum_W(p):
 def _spectrum_check(p, eig=None, require_pd=True):
     W = _spectrum_W(p)
     d, N = W.shape[0], p.N
-    U, s, V = _svd(W)
+    # array-API path: W drawn on the host, the SVD, A's matrix and every residual on p.backend
+    xp = xp_of(p)
+    W = X.to_xp(xp, [W])[0]
+    U, s, Vh = xp.linalg.svd(W)
+    V = Vh.T
+    s = X.host(s)
     kappa, rank = _kappa(s)
     if kappa > KAPPA_MAX:
         return inconclusive(f"kappa(WW^T)={kappa:.3g} too close to the psd_power cutoff", kappa=kappa)
@@ -1098,17 +1118,16 @@ def _spectrum_check(p, eig=None, require_pd=True):
     mu = np.where((s2[:, None] == 0) & (s2[None, :] == 0), 0.0, mu)
     rel = SAFETY * N * d * EPS * kappa
     M = _a_mat(W, N)
-    nM = float(np.linalg.norm(M, 2))
-    worst = 0.0
-    for k in range(d):
-        for l in range(d):
-            E = np.outer(U[:, k], V[:, l])
-            worst = max(worst, float(np.linalg.norm((M @ E.ravel()).reshape(d, d) - mu[k, l] * E)))
+    nM = X.norm2(M)
+    # all d^2 candidate eigenvectors u_k v_l^T at once: row k*d + l of E is vec(u_k v_l^T)
+    E = xp.reshape(U.T[:, None, :, None] * V.T[None, :, None, :], (d * d, d * d))
+    mux = X.to_xp(xp, [np.reshape(mu, (d * d, 1))])[0]
+    worst = float(xp.max(xp.linalg.vector_norm(E @ M.T - mux * E, axis=-1)))
     parts = {"eigenpairs_7_13_7_14": (worst / nM, rel),
-             "symmetric": (float(np.linalg.norm(M - M.T, 2)) / nM, rel)}
+             "symmetric": (X.norm2(M - M.T) / nM, rel)}
     vals = {"sigma": s.tolist(), "eigenvalues": mu.tolist(), "kappa": kappa, "rank": rank}
     if require_pd:
-        ev = np.linalg.eigvalsh((M + M.T) / 2)
+        ev = X.host(xp.linalg.eigvalsh((M + M.T) / 2))
         margin = float(ev[0]) / nM
         parts["positive_definite"] = (rel / margin if margin > 0 else math.inf, 1.0)
         vals["min_eigenvalue"] = float(ev[0])
@@ -1121,7 +1140,7 @@ def _spectrum_check(p, eig=None, require_pd=True):
     return Outcome.from_parts(parts, "Lemma 1 in the SVD frame of W", vals)
 
 
-@spectrum.numeric
+@spectrum.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Every u_k v_l^T is an eigenvector with the eigenvalue of (7.13)/(7.14); A symmetric positive definite
     (positive definiteness only asserted at full rank)."""
@@ -1236,21 +1255,25 @@ def _coords_check(p, printed=False):
     W = _random_W(len(p.sigmas) if p.sigmas is not None else p.d, p.seed, p.sigmas)
     d, N = W.shape[0], p.N
     Z = rng_for(p.seed + 31337).standard_normal((d, d))
-    U, s, V = _svd(W)
+    # array-API path: host draws moved to p.backend; the eigenvalue coefficients (scalar formulas) on the host
+    xp = xp_of(p)
+    W, Z = X.to_xp(xp, [W, Z])
+    U, s, Vh = xp.linalg.svd(W)
+    V, s = Vh.T, X.host(s)
     kappa, rank = _kappa(s)
     if rank < d or kappa > KAPPA_MAX:
         return inconclusive("W is (numerically) singular: g^N (4.16) needs A invertible", kappa=kappa)
     M = _a_mat(W, N)
-    ev = np.linalg.eigvalsh(M)
+    ev = X.host(xp.linalg.eigvalsh(M))
     cond = float(ev[-1] / ev[0])
-    direct = float(vec_(Z) @ np.linalg.solve(M, vec_(Z)))
+    direct = X.vdot(vec_(Z), xp.linalg.solve(M, vec_(Z)))
     Zc = U.T @ Z @ V
     x = s**2
     mu = _mu(x[:, None], x[None, :], N)
     coef = 1.0 / mu
     if printed:
         coef[np.diag_indices(d)] = N * s ** (2 - 2 / N)
-    formula = float(np.sum(coef * Zc * Zc))
+    formula = X.vdot(X.to_xp(xp, [coef])[0], Zc * Zc)
     res = abs(formula - direct) / direct
     # error model: A's rounding (N d eps kappa) amplified by cond(A) in the solve, plus d^2 eps cond
     tol = SAFETY * (N * d * EPS * kappa + d * d * EPS) * cond
@@ -1259,7 +1282,7 @@ def _coords_check(p, printed=False):
                    message=("printed" if printed else "corrected") + " (7.15) vs Tr(Z^T A^{-1} Z), relative")
 
 
-@coords.numeric
+@coords.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Corrected (7.15) against Tr(Z^T A^{-1} Z)."""
     return _coords_check(p)
@@ -1268,7 +1291,7 @@ def _(p):
 coords.property(over=("d", "N", "seed"), max_examples=15)
 
 
-@coords.falsifier("stated", search=("seed", "d"))
+@coords.falsifier("stated", search=("seed", "d"), backends=("numpy", "cupy"))
 def _(p):
     """The printed diagonal term N sigma_k^{2(1-1/N)} Z_kk^2 (wrong for N >= 2)."""
     return _coords_check(p, printed=True)

@@ -29,6 +29,8 @@ import sympy as sp
 from scipy.linalg import expm
 
 from solvers import dln
+from solvers import xp_menon as XM
+from solvers.xp import namespace, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import EPS, alpha, balanced_instance, pairs, validate_widths
 
@@ -142,42 +144,52 @@ def _m1_data(p):
 
 
 def _net(Ws, X, relu: bool):
-    """Network outputs for the columns of X (complex-safe); ReLU after every layer but the last if relu."""
+    """Network outputs for the columns of X (complex-safe, batched over leading axes of the layers); ReLU after
+    every layer but the last if relu.  Any array-API backend."""
+    xp = namespace(X)
     Z = X
     for i, w in enumerate(reversed(Ws)):  # W_1 first
         Z = w @ Z
         if relu and i < len(Ws) - 1:
-            Z = np.where(Z.real > 0, Z, 0)
+            Z = xp.where(xp.real(Z) > 0, Z, xp.zeros_like(Z))
     return Z
 
 
 def _data_loss(Ws, X, Y, relu: bool):
+    """(2.1) per batch element (sum over the last two axes); R*R not |R|^2 keeps the complex step analytic."""
     R = _net(Ws, X, relu) - Y
-    return np.sum(R * R) / X.shape[1]  # R*R not |R|^2: keeps the complex step analytic
+    return namespace(R).sum(R * R, axis=(-2, -1)) / X.shape[1]
 
 
 def _complex_step_grad(Ws, X, Y, relu: bool, h=1e-30):
-    """d L / d W_p,jk = Im L(W + i h e_pjk) / h for every entry: exact to rounding (no cancellation)."""
+    """d L / d W_p,jk = Im L(W + i h e_pjk) / h for every entry: exact to rounding (no cancellation).  Batched:
+    for layer p the r*c perturbed copies of W_p (r x c) form one stack, the other layers broadcast; the complex
+    perturbation i h e_jk is formed on the host and moved to the backend of X."""
+    xp = namespace(X)
+    c = lambda a: xp.astype(a, xp.complex128)  # noqa: E731
+    Wc = [c(w) for w in Ws]
+    Xc, Yc = c(X), c(Y)
     out = []
     for i, w in enumerate(Ws):
-        g = np.zeros(w.shape)
-        for j in range(w.shape[0]):
-            for k in range(w.shape[1]):
-                Wc = [x.astype(complex) for x in Ws]
-                Wc[i][j, k] += 1j * h
-                g[j, k] = _data_loss(Wc, X, Y, relu).imag / h
-        out.append(g)
+        r, cc = w.shape
+        bump = XM.to_xp(xp, [1j * h * np.eye(r * cc).reshape(r * cc, r, cc)])[0]
+        Wb = list(Wc)
+        Wb[i] = Wc[i][None, :, :] + bump
+        out.append(xp.reshape(xp.imag(_data_loss(Wb, Xc, Yc, relu)), (r, cc)) / h)
     return out
 
 
 def _m1_outcome(p, relu: bool):
+    """Array-API path (p.backend) for both gradients and both losses; the rounding scales stay on the host."""
     Ws, X, Y = _m1_data(p)
-    W = dln.prod(Ws)
-    Ep = 2.0 / p.n * (W @ X - Y) @ X.T
-    formula = dln.grads(Ws, Ep)
-    data = _complex_step_grad(Ws, X, Y, relu)
-    E_val = float(np.sum((W @ X - Y) ** 2) / p.n)
-    L_val = float(_data_loss(Ws, X, Y, relu))
+    xp = xp_of(p)
+    Wx, Xx, Yx = XM.to_xp(xp, Ws), *XM.to_xp(xp, [X, Y])
+    Wxp = dln.prod(Wx)
+    Ep = 2.0 / p.n * (Wxp @ Xx - Yx) @ Xx.T
+    formula = dln.grads(Wx, Ep)
+    data = _complex_step_grad(Wx, Xx, Yx, relu)
+    E_val = XM.vdot(Wxp @ Xx - Yx, Wxp @ Xx - Yx) / p.n
+    L_val = float(_data_loss(Wx, Xx, Yx, relu))
     # Error model: both gradients are sums of products of <= K factors (the chain of N layers, the
     # n samples, the d-term dot products), so each entry carries <= gamma_K times the same products
     # of absolute values, G_abs = |A_{p+1}|^T |E'|_abs |B_{p-1}|^T with |E'|_abs = 2/n(P|X| + |Y|)|X|^T,
@@ -190,16 +202,16 @@ def _m1_outcome(p, relu: bool):
     tol_g = 8 * _gamma(K) * float(np.sqrt(sum(np.sum(g * g) for g in Gabs)))
     Labs = float(np.sum((P @ np.abs(X) + np.abs(Y)) ** 2) / p.n)
     tol_L = 8 * _gamma(K) * Labs
-    res_g = float(np.sqrt(sum(np.sum((a - b) ** 2) for a, b in zip(formula, data))))
+    res_g = float(np.sqrt(sum(XM.vdot(a - b, a - b) for a, b in zip(formula, data))))
     res_L = abs(L_val - E_val)
     values = {"grad_difference": res_g, "grad_tolerance": tol_g, "loss_data": L_val, "loss_E_phi": E_val,
               "loss_difference": res_L, "loss_tolerance": tol_L,
-              "grad_norm": float(np.sqrt(sum(np.sum(g * g) for g in data))), "relu": relu}
+              "grad_norm": float(np.sqrt(sum(XM.vdot(g, g) for g in data))), "relu": relu}
     return Outcome(residual=res_g + res_L, tolerance=tol_g + tol_L, values=values,
                    message="|grad(2.1) by complex step - (3.6) with E'=2/n(WX-Y)X^T|_F + |L - E(φ(W))|")
 
 
-@caricature.numeric
+@caricature.numeric(backends=("numpy", "cupy"))
 def _m1_numeric(p):
     """Complex-step gradient of the data loss (2.1) against formula (3.6) with E'(W) = 2/n (WX-Y)X^T."""
     return _m1_outcome(p, relu=False)
@@ -261,7 +273,7 @@ def _m1_mutant(p, variant):
                    message=f"{bad} entries of L - E and grad L - (3.6) ({variant}) did not expand to zero")
 
 
-@caricature.falsifier("relu_between_layers", search=("seed",), fixed={"N": 3})
+@caricature.falsifier("relu_between_layers", search=("seed",), fixed={"N": 3}, backends=("numpy", "cupy"))
 def _m1_relu(p):
     """A ReLU after each hidden layer: the loss is no longer E∘φ and the (3.6) gradient misses it."""
     if p.N < 2:
@@ -1230,27 +1242,30 @@ norm = Claim(
 
 
 def _norm_outcome(p, sign=+1):
+    """Array-API path: the layers are drawn on the host, every trace and norm is computed on p.backend."""
     rng = np.random.default_rng(p.seed)
     d, N = p.d, p.N
-    Ws = dln.random_layers([d] * (N + 1), rng)
+    xp = xp_of(p)
+    Ws = XM.to_xp(xp, dln.random_layers([d] * (N + 1), rng))
     G = [sign * (-c) for c in dln.conserved(Ws)]  # (4.2): G_p = W_pW_p^T - W_{p+1}^TW_{p+1} = -C_p
+    sq = lambda A: XM.vdot(A, A)  # noqa: E731  |A|_F^2
+    tr = lambda A: float(xp.linalg.trace(A))  # noqa: E731
     res423, tol423 = 0.0, 0.0
     for k in range(1, N):
-        lhs = float(np.sum(dln.layer(Ws, k + 1) ** 2))
-        rhs = float(np.sum(dln.layer(Ws, k) ** 2)) - float(np.trace(G[k - 1]))
+        lhs = sq(dln.layer(Ws, k + 1))
+        rhs = sq(dln.layer(Ws, k)) - tr(G[k - 1])
         res423 = max(res423, abs(lhs - rhs))
         # rounding: each trace/norm is a sum of d^2 products of d terms: gamma_{2d} (|W_p|^2 + |W_{p+1}|^2) each
-        tol423 = max(tol423, 4 * _gamma(2 * d + 2) * (float(np.sum(dln.layer(Ws, k) ** 2))
-                                                       + float(np.sum(dln.layer(Ws, k + 1) ** 2))))
+        tol423 = max(tol423, 4 * _gamma(2 * d + 2) * (sq(dln.layer(Ws, k)) + sq(dln.layer(Ws, k + 1))))
     W2, W1 = dln.layer(Ws, 2), dln.layer(Ws, 1)
     K, G1 = W1 @ W1.T, G[0]
-    lhs = float(np.sum((W2 @ W1) ** 2))
-    rhs = float(np.trace(K @ K) - np.trace(G1 @ K))
-    a1, a2 = float(np.sum(W1 ** 2)), float(np.sum(W2 ** 2))
+    lhs = sq(W2 @ W1)
+    rhs = tr(K @ K) - tr(G1 @ K)
+    a1, a2 = sq(W1), sq(W2)
     # rounding: products of up to 4 layer factors with d-term inner sums; absolute scale |W_1|^2(|W_1|^2+|W_2|^2)
     tol2 = 8 * _gamma(4 * d + 4) * (a1 * (a1 + a2) + a1 * a2)
     res2 = abs(lhs - rhs)
-    ineq = float(np.linalg.norm(K) ** 2 - np.linalg.norm(G1) * np.linalg.norm(K) - lhs)
+    ineq = XM.fro(K) ** 2 - XM.fro(G1) * XM.fro(K) - lhs
     values = {"max_residual_4_23": res423, "tol_4_23": tol423, "product_lhs": lhs, "product_rhs": rhs,
               "product_residual": res2, "tol_product": tol2,
               "inequality_|K|^2-|G||K|-|W|^2": ineq, "convention": "(4.2)" if sign > 0 else "(4.8)"}
@@ -1259,7 +1274,7 @@ def _norm_outcome(p, sign=+1):
                    message="max over (4.23) for all p and the N=2 product identity of |lhs - rhs| / rounding bound")
 
 
-@norm.numeric
+@norm.numeric(backends=("numpy", "cupy"))
 def _norm_numeric(p):
     """(4.23) for every p and |W_2W_1|² = Tr K² - Tr GK, in the (4.2) convention, to rounding."""
     out = _norm_outcome(p)
@@ -1313,7 +1328,7 @@ def _norm_mutant(p, variant):
                    message=f"{bad} of 4 identities did not expand to zero ({variant})")
 
 
-@norm.falsifier("convention_4_8", search=("seed",))
+@norm.falsifier("convention_4_8", search=("seed",), backends=("numpy", "cupy"))
 def _norm_flipped(p):
     """The (4.8) sign G_p = W_{p+1}^TW_{p+1} - W_pW_p^T in (4.23) and the N = 2 identity: both fail."""
     return _norm_outcome(p, sign=-1)
@@ -1343,19 +1358,22 @@ rankone = Claim(
 )
 
 
-def _k3_outcome(W):
-    s = np.linalg.svd(W, compute_uv=False)
-    E = 0.5 * ((W[0, 0] - 1) ** 2 + (W[1, 1] - 1) ** 2)
+def _k3_outcome(W, xp=None):
+    """sigma_2/sigma_1 + E(W); the SVD, E and det on ``xp`` (array API) when given, else NumPy."""
+    Wx = W if xp is None else XM.to_xp(xp, [W])[0]
+    xq = namespace(Wx)
+    s = XM.host(xq.linalg.svdvals(Wx))
+    E = float(0.5 * ((Wx[0, 0] - 1) ** 2 + (Wx[1, 1] - 1) ** 2))
     return Outcome(residual=float(s[1] / s[0] + E), tolerance=8 * EPS,
-                   values={"W": W.tolist(), "singular_values": s.tolist(), "E": float(E),
-                           "det": float(np.linalg.det(W))},
+                   values={"W": np.asarray(W).tolist(), "singular_values": s.tolist(), "E": E,
+                           "det": float(xq.linalg.det(Wx))},
                    message="sigma_2/sigma_1 + E(W) against the rounding of fl(1/a) and the SVD")
 
 
-@rankone.numeric
+@rankone.numeric(backends=("numpy", "cupy"))
 def _k3_numeric(p):
     """sigma_2/sigma_1 of [[1, a], [1/a, 1]] is rounding-level and E (14.1) vanishes."""
-    return _k3_outcome(np.array([[1.0, p.a], [1.0 / p.a, 1.0]]))
+    return _k3_outcome(np.array([[1.0, p.a], [1.0 / p.a, 1.0]]), xp=xp_of(p))
 
 
 rankone.property(over=("a",), max_examples=20)

@@ -19,7 +19,9 @@ import sympy as sp
 from scipy.linalg import expm
 
 from solvers import dln, rk
+from solvers import xp_menon as X
 from solvers.matfun import psd_sqrt
+from solvers.xp import namespace, xp_of
 from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import EPS, alpha, pairs, rng_for, vec
@@ -36,7 +38,7 @@ def _rank_part(J, expected):
     ``expected == J.shape[1]``).  Error model: J is exact up to rounding, |dJ|_2 <= n eps |J|_2; the
     rank is ``expected`` iff s_expected > 100 n eps s_max and s_{expected+1} is below it.
     Sub-check residual: thr / s_expected (<= 1 when the gap is resolved) and s_{expected+1} / thr."""
-    s = np.linalg.svd(J, compute_uv=False)
+    s = np.linalg.svd(J, compute_uv=False) if isinstance(J, np.ndarray) else X.host(namespace(J).linalg.svdvals(J))
     thr = 100 * max(J.shape) * EPS * s[0]
     num_rank = int(np.sum(s > thr))
     lo = s[expected - 1] if expected >= 1 else np.inf
@@ -51,8 +53,8 @@ def _balanced_residual(Ws, Gs=None):
     for p in range(1, N):
         Wp1, Wp = dln.layer(Ws, p + 1), dln.layer(Ws, p)
         G = 0.0 if Gs is None else Gs[p]
-        res = max(res, float(np.linalg.norm(Wp1.T @ Wp1 - Wp @ Wp.T + G)))
-        scale = max(scale, float(np.sum(Wp1 ** 2) + np.sum(Wp ** 2) + (0 if Gs is None else np.linalg.norm(G))))
+        res = max(res, X.fro(Wp1.T @ Wp1 - Wp @ Wp.T + G))
+        scale = max(scale, X.vdot(Wp1, Wp1) + X.vdot(Wp, Wp) + (0 if Gs is None else float(np.linalg.norm(G))))
     return res, scale
 
 
@@ -158,10 +160,11 @@ def _polar_instance(p):
 
 
 def _polar_factors(W, swap=False):
-    VR, s, VPt = np.linalg.svd(W)
+    """SVD and polar factors of W on its own array-API backend."""
+    VR, s, VPt = namespace(W).linalg.svd(W)
     VP = VPt.T
-    P = VP @ np.diag(s) @ VP.T
-    R = VR @ np.diag(s) @ VR.T
+    P = VP @ X.diag(s) @ VP.T
+    R = VR @ X.diag(s) @ VR.T
     Q = VP @ VR.T if swap else VR @ VP.T
     U = VR @ VP.T if swap else VP @ VR.T
     return VR, s, VP, P, R, Q, U
@@ -173,30 +176,34 @@ def _polar_parts(W, swap=False):
     The independent psd square root sqrt(W^T W) (eigh, 1e-12 relative cutoff) differs from V_P S V_P^T
     by at most min(sqrt(delta), delta / s_min) with delta = 50 d eps |W|^2 + 1e-12 |W|^2 (cutoff)."""
     d = W.shape[0]
+    xp = namespace(W)
     VR, s, VP, P, R, Q, U = _polar_factors(W, swap)
-    nW = max(float(s[0]), 1e-300)
+    sh = X.host(s)
+    nW = max(float(sh[0]), 1e-300)
     t1, t2 = 50 * d * EPS * nW, 50 * d * EPS * nW ** 2
-    I = np.eye(d)
-    delta = t2 + (1e-12 * nW ** 2 if s[-1] ** 2 <= 1e-10 * nW ** 2 else 0.0)
-    tsq = 2 * (min(np.sqrt(delta), delta / s[-1]) if s[-1] > 0 else np.sqrt(delta))
+    I = xp.eye(d, dtype=W.dtype)
+    delta = t2 + (1e-12 * nW ** 2 if sh[-1] ** 2 <= 1e-10 * nW ** 2 else 0.0)
+    tsq = 2 * (min(np.sqrt(delta), delta / sh[-1]) if sh[-1] > 0 else np.sqrt(delta))
+    lo = lambda S: float(xp.linalg.eigvalsh((S + S.T) / 2)[0])  # noqa: E731
     parts = {
-        "(5.2) W = V_R S V_P^T": (np.linalg.norm(W - VR @ np.diag(s) @ VP.T, 2), t1),
-        "(5.1) W = QP": (np.linalg.norm(W - Q @ P, 2), t1),
-        "(5.1) W = RU^T": (np.linalg.norm(W - R @ U.T, 2), t1),
-        "P^2 = W^T W": (np.linalg.norm(P @ P - W.T @ W, 2), t2),
-        "R^2 = W W^T": (np.linalg.norm(R @ R - W @ W.T, 2), t2),
-        "P, R psd": (max(0.0, -np.linalg.eigvalsh((P + P.T) / 2)[0], -np.linalg.eigvalsh((R + R.T) / 2)[0]), t1),
-        "Q, U orthogonal": (max(np.linalg.norm(Q.T @ Q - I, 2), np.linalg.norm(U.T @ U - I, 2)), 50 * d * EPS),
-        "(5.3) P = sqrt(W^T W)": (np.linalg.norm(P - psd_sqrt(W.T @ W), 2), tsq),
-        "(5.3) R = sqrt(W W^T)": (np.linalg.norm(R - psd_sqrt(W @ W.T), 2), tsq),
+        "(5.2) W = V_R S V_P^T": (X.norm2(W - VR @ X.diag(s) @ VP.T), t1),
+        "(5.1) W = QP": (X.norm2(W - Q @ P), t1),
+        "(5.1) W = RU^T": (X.norm2(W - R @ U.T), t1),
+        "P^2 = W^T W": (X.norm2(P @ P - W.T @ W), t2),
+        "R^2 = W W^T": (X.norm2(R @ R - W @ W.T), t2),
+        "P, R psd": (max(0.0, -lo(P), -lo(R)), t1),
+        "Q, U orthogonal": (max(X.norm2(Q.T @ Q - I), X.norm2(U.T @ U - I)), 50 * d * EPS),
+        "(5.3) P = sqrt(W^T W)": (X.norm2(P - psd_sqrt(W.T @ W)), tsq),
+        "(5.3) R = sqrt(W W^T)": (X.norm2(R - psd_sqrt(W @ W.T)), tsq),
     }
-    return parts, {"singular_values": s.tolist(), "Q": Q.tolist(), "P": P.tolist()}
+    return parts, {"singular_values": sh.tolist(), "Q": X.host(Q).tolist(), "P": X.host(P).tolist()}
 
 
-@polar_svd.numeric
+@polar_svd.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """Every relation (5.1)-(5.4) on a random (or given) W, each to its rounding tolerance."""
-    W = _polar_instance(p)
+    """Every relation (5.1)-(5.4) on a random (or given) W, each to its rounding tolerance (array-API: W drawn on
+    the host, the SVD, polar factors and psd square roots on p.backend)."""
+    W = X.to_xp(xp_of(p), [_polar_instance(p)])[0]
     parts, vals = _polar_parts(W)
     return Outcome.from_parts(parts, "polar/SVD relations (5.1)-(5.4)", vals)
 
@@ -204,10 +211,10 @@ def _(p):
 polar_svd.property(over=("d", "seed", "rank", "W"), max_examples=20)
 
 
-@polar_svd.falsifier("swapped_relation", search=("seed",))
+@polar_svd.falsifier("swapped_relation", search=("seed",), backends=("numpy", "cupy"))
 def _(p):
     """The wrong relation Q = V_P V_R^T, U = V_R V_P^T (the two factors of (5.4) swapped)."""
-    W = _polar_instance(p)
+    W = X.to_xp(xp_of(p), [_polar_instance(p)])[0]
     parts, vals = _polar_parts(W, swap=True)
     return Outcome.from_parts(parts, "polar relations with Q = V_P V_R^T", vals)
 
@@ -678,29 +685,33 @@ def _z_jacobian(lam, Qs, r=None):
     return np.array(cols_z).T, np.array(cols_phi).T
 
 
-def _svd_parts(lam, Qs):
+def _svd_parts(lam, Qs, backend="numpy"):
     """Sub-checks on z(Lambda, Q) (error model: each W_p is 2 products of O(1) matrices, |dW_p| <= 10 d eps
     lam_max; products of N of them: 10 N d eps lam_max^N; sqrt of a psd matrix with smallest eigenvalue
     lam_min^2 is Lipschitz with constant 1/(2 lam_min))."""
     N = len(Qs) - 1
     d = Qs[0].shape[0]
-    Ws = dln.balanced_point(lam, Qs)
     lmax, lmin = float(np.max(lam)), float(np.min(lam))
+    sv = np.sort(lam)[::-1]
+    Jz, _ = _z_jacobian(lam, Qs)       # analytic Jacobian, assembled column by column on the host
+    # array-API path: (Lambda, Q) moved to the backend of ``xp`` (p.backend), every residual and SVD there
+    xp = xp_of(backend)
+    lamx, Qs, Jz = X.to_xp(xp, [lam]), X.to_xp(xp, Qs), X.to_xp(xp, [Jz])[0]
+    lamx = lamx[0]
+    Ws = dln.balanced_point(lamx, Qs)
     res13, _ = _balanced_residual(Ws)
     W = dln.prod(Ws)
-    Sig = np.diag(lam ** N)
-    sv = np.sort(lam)[::-1]
+    Sig = X.diag(lamx ** N)
     parts = {
         "(5.13) balanced": (res13, 20 * d * EPS * lmax ** 2),
-        "(5.17) W = Q_N S Q_0^T": (np.linalg.norm(W - Qs[0] @ Sig @ Qs[-1].T), 10 * N * d * EPS * lmax ** N * np.sqrt(d)),
-        "sv(W_p) = Lambda": (max(np.max(np.abs(np.linalg.svd(w, compute_uv=False) - sv)) for w in Ws),
+        "(5.17) W = Q_N S Q_0^T": (X.fro(W - Qs[0] @ Sig @ Qs[-1].T), 10 * N * d * EPS * lmax ** N * np.sqrt(d)),
+        "sv(W_p) = Lambda": (max(float(np.max(np.abs(X.host(xp.linalg.svdvals(w)) - sv))) for w in Ws),
                              10 * d * EPS * lmax),
     }
     if N > 1:
-        r14 = max(np.linalg.norm(psd_sqrt(dln.layer(Ws, p) @ dln.layer(Ws, p).T)
-                                 - psd_sqrt(dln.layer(Ws, p + 1).T @ dln.layer(Ws, p + 1)), 2) for p in range(1, N))
+        r14 = max(X.norm2(psd_sqrt(dln.layer(Ws, p) @ dln.layer(Ws, p).T)
+                          - psd_sqrt(dln.layer(Ws, p + 1).T @ dln.layer(Ws, p + 1))) for p in range(1, N))
         parts["(5.14) R_p = P_{p+1}"] = (r14, 40 * d * EPS * lmax ** 2 / lmin)
-    Jz, _ = _z_jacobian(lam, Qs)
     dim = d * d + (N - 1) * d * (d - 1) // 2
     parts["rank Dz = dim M"], rank, smin = _rank_part(Jz, dim)
     return parts, {"rank_Dz": rank, "dim_M": dim, "n_coordinates": Jz.shape[1], "smin_Dz": smin,
@@ -748,14 +759,15 @@ svd_parametrisation = Claim(
 )
 
 
-@svd_parametrisation.numeric
+@svd_parametrisation.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """(5.13), (5.14), (5.17), singular values of each W_p, and rank Dz = d^2 + (N-1)d(d-1)/2."""
+    """(5.13), (5.14), (5.17), singular values of each W_p, and rank Dz = d^2 + (N-1)d(d-1)/2 (array-API path
+    on p.backend; the analytic Jacobian is assembled on the host)."""
     lam, Qs = _svd_instance(p)
     if p.d > 1 and np.min(np.abs(np.diff(np.sort(lam)))) < 1e-8 * np.max(lam):
         return inconclusive("repeated singular values: outside the hypothesis 'distinct singular values'",
                             lam=lam.tolist())
-    parts, vals, _ = _svd_parts(lam, Qs)
+    parts, vals, _ = _svd_parts(lam, Qs, p.backend)
     return Outcome.from_parts(parts, "SVD parametrisation z", vals)
 
 
@@ -901,17 +913,20 @@ def _rank_instance(p):
 
 
 def _zr(lam, Qs_st):
-    L = np.diag(lam)
+    L = X.diag(lam)
     return [Qs_st[i] @ L @ Qs_st[i + 1].T for i in range(len(Qs_st) - 1)]
 
 
 def _rank_parts(p, printed=False):
     d, r, N = p.d, p.r, p.N
     lam, Qfull = _rank_instance(p)
-    Qst = [Q[:, :r] for Q in Qfull]
-    Ws = _zr(lam, Qst)
+    Qst_h = [Q[:, :r] for Q in Qfull]
+    # array-API path: the frames and Lambda moved to p.backend; Jacobians assembled on the host, ranked there
+    xp = xp_of(p)
+    lamx, Qst = X.to_xp(xp, [lam])[0], X.to_xp(xp, Qst_h)
+    Ws = _zr(lamx, Qst)
     W = dln.prod(Ws)
-    s = np.linalg.svd(W, compute_uv=False)  # decreasing: the ordering (5.18)
+    s = X.host(xp.linalg.svdvals(W))  # decreasing: the ordering (5.18)
     lmax = float(lam[0])
     tz = 10 * N * d * EPS * lmax ** N * np.sqrt(d)  # rounding of the N-fold product
     zero_idx = list(range(d - r, d)) if printed else list(range(r, d))  # 0-based: sigma_{d-r+1..d} / sigma_{r+1..d}
@@ -922,7 +937,7 @@ def _rank_parts(p, printed=False):
         parts["rank W = r (sigma_r > 0)"] = (tz, float(s[r - 1]))
         res13, _ = _balanced_residual(Ws)
         parts["(5.13) balanced"] = (res13, 20 * d * EPS * lmax ** 2)
-        parts["(5.17) W = Q_N S Q_0^T"] = (np.linalg.norm(W - Qst[0] @ np.diag(lam ** N) @ Qst[-1].T), tz)
+        parts["(5.17) W = Q_N S Q_0^T"] = (X.fro(W - Qst[0] @ X.diag(lamx ** N) @ Qst[-1].T), tz)
         # only the first r columns of each Q_p matter: full-frame z with Lambda padded by zeros, and a
         # different completion of the frames, give the same point
         lam0 = np.concatenate([lam, np.zeros(d - r)])
@@ -931,10 +946,14 @@ def _rank_parts(p, printed=False):
         for Q in Qfull:
             perp = Q[:, r:] @ dln.random_orthogonal(d - r, rng) if d > r else Q[:, r:]
             Qalt.append(np.hstack([Q[:, :r], perp]))
-        diff = max(np.linalg.norm(vec(dln.balanced_point(lam0, Qfull)) - vec(Ws)),
-                   np.linalg.norm(vec(dln.balanced_point(lam0, Qalt)) - vec(Ws)))
+        lam0 = X.to_xp(xp, [lam0])[0]
+
+        def dist(As):  # |vec(As) - vec(Ws)|
+            return float(np.sqrt(sum(X.vdot(a - w, a - w) for a, w in zip(As, Ws))))
+        diff = max(dist(dln.balanced_point(lam0, X.to_xp(xp, Qfull))),
+                   dist(dln.balanced_point(lam0, X.to_xp(xp, Qalt))))
         parts["only first r columns matter"] = (diff, 20 * N * d * EPS * lmax)
-        Jz, Jphi = _z_jacobian(lam, Qst)
+        Jz, Jphi = X.to_xp(xp, _z_jacobian(lam, Qst_h))
         ncoord = r + (N + 1) * (r * d - r * (r + 1) // 2)
         parts["Dz_r injective"], rz, _ = _rank_part(Jz, ncoord)
         parts["rank D(phi o z_r) = dim M_r-frak"], rphi, _ = _rank_part(Jphi, r * (2 * d - r))
@@ -974,7 +993,7 @@ rank_deficient_svd = Claim(
 )
 
 
-@rank_deficient_svd.numeric
+@rank_deficient_svd.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Corrected (5.19) on z_r(Lambda, Q) with Lambda in R_+^r, Stiefel frames, rank and immersion checks."""
     parts, vals = _rank_parts(p)

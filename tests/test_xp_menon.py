@@ -1,0 +1,148 @@
+"""The menon checks written against the array API: on a second parameter set (not the defaults the plugin
+items use) the array-api-strict path reaches the NumPy verdict with a residual within the tolerance, and a
+planted error (a mutated input or a perturbed operator inside the array-API path) makes the check refuted on
+both backends, so the array-API path is shown able to fail."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solvers import dln
+from solvers import xp_menon as X
+from theorems.menon import balanced as B
+from theorems.menon import metric as ME
+from theorems.menon import model as MO
+from theorems.menon import parametrisations as PA
+from theorems.registry import get_claim
+
+BACKENDS = ("numpy", "array_api_strict")
+
+
+def _params(cid, given, backend):
+    p = get_claim(cid).resolve(dict(given))
+    p.backend = backend
+    return p
+
+
+def _numeric(cid, given, backend):
+    check = next(c for c in get_claim(cid).checks if c.kind == "numeric")
+    out = check.evaluate(_params(cid, given, backend))
+    return out.decide(), out.residual, out.tolerance
+
+
+# claim id -> a second parameter set (not the defaults)
+SECOND = {
+    "menon.a_operator_transpose": {"d": 4, "N": 3, "seed": 11, "batch": 6},
+    "menon.end_to_end_balanced": {"d": 4, "N": 3, "seed": 5, "zeros": 1},
+    "menon.partial_product_svd": {"d": 4, "N": 5, "seed": 3, "zeros": 1},
+    "menon.riemannian_gradient": {"d": 4, "N": 3, "seed": 8},
+    "menon.riemannian_gradient_flow": {"d": 4, "N": 3, "seed": 2, "zeros": 1},
+    "menon.a_operator_spectrum": {"d": 5, "N": 3, "seed": 4},
+    "menon.metric_coordinates": {"d": 4, "N": 5, "seed": 9},
+    "menon.balanced_sign_convention": {"widths": [2, 3, 4, 2], "seed": 6, "T": 0.2, "h": 0.02},
+    "menon.equal_singular_values": {"d": 4, "N": 4, "seed": 7, "zeros": 1, "construction": "sqrt"},
+    "menon.balanced_dimension": {"d": 3, "N": 4, "seed": 12},
+    "menon.end_to_end_any_g": {"widths": [3, 2, 4, 2], "seed": 5, "energy": "quartic"},
+    "menon.gd_balance_drift": {"d": 3, "N": 4, "seed": 3, "eta": 0.2, "energy": "completion"},
+    "menon.simons_cone": {"seed": 9, "points": 20},
+    "menon.caricature_loss": {"d": 3, "N": 4, "n": 6, "seed": 2},
+    "menon.norm_identity": {"d": 4, "N": 2, "seed": 13},
+    "menon.rank_one_zero_set": {"a": -3.7},
+    "menon.polar_svd": {"d": 5, "seed": 4, "rank": 3},
+    "menon.svd_parametrisation": {"d": 4, "N": 2, "seed": 6},
+    "menon.rank_deficient_svd": {"d": 4, "r": 3, "N": 2, "seed": 5},
+}
+
+
+def test_every_converted_claim_offers_cupy():
+    for cid in SECOND:
+        check = next(c for c in get_claim(cid).checks if c.kind == "numeric")
+        assert {"numpy", "cupy", "array_api_strict"} <= set(check.backends), cid
+
+
+@pytest.mark.parametrize("cid", sorted(SECOND))
+def test_strict_agrees_with_numpy_on_a_second_parameter_set(cid):
+    v0, r0, t0 = _numeric(cid, SECOND[cid], "numpy")
+    v1, r1, t1 = _numeric(cid, SECOND[cid], "array_api_strict")
+    assert v0 == "certified", (cid, v0, r0, t0)
+    assert v1 == v0, (cid, v0, v1)
+    assert abs(r1 - r0) <= t0, (cid, r0, r1, t0)
+
+
+def _scaled(f, c):
+    return lambda *a, **k: c * f(*a, **k)
+
+
+# claim id -> a function of pytest's monkeypatch that plants an error inside the array-API path
+def _plant_transpose(mp):  # a non-self-adjoint term in A: W Z is not transposed consistently
+    a_op = dln.a_operator
+    mp.setattr(dln, "a_operator", lambda W, Z, N, *r: a_op(W, Z, N) + 1e-3 * (W @ Z))
+
+
+def _plant_jac_z(mp):  # Dz loses a column (two equal columns): its rank drops below (4.6)
+    jz = B._jac_z
+
+    def bad(lam, Qs):
+        J = jz(lam, Qs)
+        J[:, 0] = J[:, 1]
+        return J
+    mp.setattr(B, "_jac_z", bad)
+
+
+def _plant_sval(mp):  # W_N scaled by 1.01 with the balance gate blinded: singular values differ
+    inst = B._sval_instance
+    mp.setattr(B, "_sval_instance", lambda p: [1.01 * inst(p)[0]] + inst(p)[1:])
+    mp.setattr(dln, "conserved", lambda Ws: [0 * w for w in Ws[1:]])
+
+
+def _plant_first_grad(mp):  # D_N perturbed alone: the O(eta) term of C_p^+ - C_p no longer cancels
+    grads = dln.grads
+    mp.setattr(dln, "grads", lambda Ws, Ep: [1.01 * g if i == 0 else g for i, g in enumerate(grads(Ws, Ep))])
+
+
+def _plant_cone(mp):  # points moved off the cone |a| = |b|
+    pts = B._cone_points
+    mp.setattr(B, "_cone_points", lambda rng, m, n, k: [np.concatenate([x[:m], 1.1 * x[m:]])
+                                                        for x in pts(rng, m, n, k)])
+
+
+PLANTED = {
+    "menon.a_operator_transpose": _plant_transpose,
+    "menon.end_to_end_balanced": lambda mp: mp.setattr(ME, "_a_op", _scaled(X.a_op, 1.001)),
+    "menon.partial_product_svd": lambda mp: mp.setattr(ME, "psd_power", lambda S, a: X.psd_powers(S, [1.05 * a])[0]),
+    "menon.riemannian_gradient": lambda mp: mp.setattr(ME, "_a_op", _scaled(X.a_op, 1.001)),
+    "menon.riemannian_gradient_flow": lambda mp: mp.setattr(ME, "_a_op", _scaled(X.a_op, 1.001)),
+    "menon.a_operator_spectrum": lambda mp: mp.setattr(ME, "_a_mat", _scaled(X.a_mat, 1.001)),
+    "menon.metric_coordinates": lambda mp: mp.setattr(ME, "_a_mat", _scaled(X.a_mat, 1.001)),
+    "menon.balanced_sign_convention": lambda mp: mp.setattr(
+        B, "_membership", (lambda m: lambda Ws, G: m(Ws, [1.01 * g for g in G]))(B._membership)),
+    "menon.equal_singular_values": _plant_sval,
+    "menon.balanced_dimension": _plant_jac_z,
+    "menon.end_to_end_any_g": lambda mp: mp.setattr(B, "_formula_49", _scaled(B._formula_49, 1.001)),
+    "menon.gd_balance_drift": _plant_first_grad,
+    "menon.simons_cone": _plant_cone,
+    "menon.caricature_loss": lambda mp: mp.setattr(dln, "grads", (lambda f: lambda Ws, Ep: [1.001 * g for g in f(
+        Ws, Ep)])(dln.grads)),
+    "menon.norm_identity": lambda mp: mp.setattr(MO, "_norm_outcome", (lambda f: lambda p: f(p, sign=-1))(
+        MO._norm_outcome)),   # the (4.8) sign convention
+    "menon.rank_one_zero_set": lambda mp: mp.setattr(MO, "_k3_outcome", (lambda f: lambda W, xp=None: f(
+        np.array([[1.0, W[0, 1]], [1.01 * W[1, 0], 1.0]]), xp))(MO._k3_outcome)),
+    "menon.polar_svd": lambda mp: mp.setattr(PA, "_polar_parts", (lambda f: lambda W, swap=False: f(W, True))(
+        PA._polar_parts)),    # Q = V_P V_R^T (swapped)
+    "menon.svd_parametrisation": lambda mp: mp.setattr(PA, "_svd_instance", (lambda f: lambda p: (
+        f(p)[0], [1.01 * q if i == 1 else q for i, q in enumerate(f(p)[1])]))(PA._svd_instance)),  # Q_{N-1} not orthogonal
+    "menon.rank_deficient_svd": lambda mp: mp.setattr(PA, "_rank_instance", (lambda f: lambda p: (
+        f(p)[0] * np.array([1.0, 1.0, 1e-9])[: p.r], f(p)[1]))(PA._rank_instance)),  # sigma_r ~ 0: rank < r
+}
+
+
+def test_planted_table_covers_every_converted_claim():
+    assert set(PLANTED) == set(SECOND)
+
+
+@pytest.mark.parametrize("cid", sorted(PLANTED))
+def test_planted_error_is_refuted_on_both_backends(cid, monkeypatch):
+    PLANTED[cid](monkeypatch)
+    for b in BACKENDS:
+        v, r, t = _numeric(cid, SECOND[cid], b)
+        assert v == "refuted", (cid, b, v, r, t)
