@@ -131,3 +131,93 @@ def cost_separated(Rs, betas, clusters, yt):
     for j, Xj in enumerate(clusters):
         c = c + sq_cost(tau(Rs[j], betas[j], Xj), yt[j, ...])
     return c
+
+
+# ---------------------------------------------------------------------------
+# the direct gradient and the effective generators of one layer (Theorem 3.2, Corollary 3.5)
+def skew(A):
+    """pi_-(A) = (A - A^T)/2, batched over leading axes."""
+    return 0.5 * (A - namespace(A).matrix_transpose(A))
+
+
+def grad_packed(Rs, betas, X, Y, w):
+    """solvers.chen._grad_packed through the array API: the Euclidean gradient of the composed cost
+    sum_i w_i/2 |I^(L)(x_i) - y_i|^2 in (W^(l), beta^(l)) at W^(l) = R_l, by the chain rule through
+    tau = W^{-1} sigma(W(z + beta)) - beta.  X, Y (Q, N) data and targets, w (N,) weights."""
+    xp = namespace(X, Y)
+    T = xp.matrix_transpose
+    L = len(Rs)
+    Winv = [xp.linalg.inv(R) for R in Rs]
+    zs, us = [X], []
+    for k in range(L):
+        u = Rs[k] @ (zs[-1] + col(betas[k]))
+        us.append(u)
+        zs.append(Winv[k] @ relu(u) - col(betas[k]))
+    g = (zs[-1] - Y) * w[None, :]
+    gW, gb = [None] * L, [None] * L
+    for k in range(L - 1, -1, -1):
+        gu = heav(us[k]) * (T(Winv[k]) @ g)
+        gW[k] = -T(Winv[k]) @ g @ T(relu(us[k])) @ T(Winv[k]) + gu @ T(zs[k] + col(betas[k]))
+        g2 = T(Rs[k]) @ gu
+        gb[k] = xp.sum(g2 - g, axis=1)
+        g = g2
+    return gW, gb
+
+
+def omega_direct1(R, beta, X, yt):
+    """The direct generator -pi_-((dC/dW) R^T) of one layer and one cluster (solvers.chen.omega_direct)."""
+    xp = namespace(R, X)
+    N = X.shape[1]
+    gW, _ = grad_packed([R], [beta], X, xp.broadcast_to(col(yt), X.shape), xp.full((N,), 1.0 / N, dtype=xp.float64))
+    return -skew(gW[0] @ xp.matrix_transpose(R))
+
+
+def omega_pointwise(R, beta, X, yt, form="corrected", w=None):
+    """sum_i w_i [H(u_i), M_i] (w = 1/N by default): printed (3.22) M = 1/2 (u v^T + v u^T) (form 'stated'),
+    or the corrected (E1) -1/2 (r u^T + u r^T), r = sigma(u) - v (solvers.chen.omega_stated/omega_corrected)."""
+    xp = namespace(R, X)
+    U = R @ (X + col(beta))
+    v = (R @ col(beta + yt))[:, 0]
+    N = X.shape[1]
+    w = xp.full((N,), 1.0 / N, dtype=xp.float64) if w is None else w
+    Ut = U.T                                                     # (N, Q)
+    if form == "stated":
+        M = 0.5 * (Ut[:, :, None] * v[None, None, :] + v[None, :, None] * Ut[:, None, :])
+        sgn = 1.0
+    else:
+        Rr = (relu(U) - col(v)).T
+        M = 0.5 * (Rr[:, :, None] * Ut[:, None, :] + Ut[:, :, None] * Rr[:, None, :])
+        sgn = -1.0
+    H = heav(Ut)
+    return sgn * xp.sum(w[:, None, None] * (H[:, :, None] - H[:, None, :]) * M, axis=0)
+
+
+def sector_onehot(U):
+    """The sectors of the points (columns of U (Q, N)): E (N, 2^Q), E[i, s] = 1 iff the pattern h(u_i) has
+    binary code s (bit r = coordinate r), and the patterns nu (Q, 2^Q) of all sectors."""
+    xp = namespace(U)
+    Q = U.shape[0]
+    S = 2 ** Q
+    pw = xp.asarray([2.0 ** r for r in range(Q)], dtype=xp.float64)
+    codes = xp.sum(heav(U) * pw[:, None], axis=0)                                  # (N,), exact integers
+    s = xp.arange(S, dtype=xp.float64)
+    E = xp.astype(codes[:, None] == s[None, :], xp.float64)
+    nu = xp.asarray([[float((k >> r) & 1) for k in range(S)] for r in range(Q)], dtype=xp.float64)
+    return E, nu
+
+
+def omega_moments(R, beta, X, yt, form="corrected"):
+    """Corollary 3.5 through the sector moments J1_nu = 1/N sum_{i in nu} u_i, J2_nu = 1/N sum_{i in nu} u_i u_i^T
+    (solvers.chen.omega_moments, with the sectors as a one-hot matrix instead of a dict: empty sectors
+    have zero moments and add nothing).  Returns (Omega, number of occupied sectors as a 0-d array)."""
+    xp = namespace(R, X)
+    U = R @ (X + col(beta))
+    v = (R @ col(beta + yt))[:, 0]
+    N = X.shape[1]
+    E, nu = sector_onehot(U)
+    J1 = U @ E / N                                               # (Q, S)
+    J2 = (U[:, None, :] * U[None, :, :]) @ E / N                 # (Q, Q, S)
+    d = nu[:, None, :] - nu[None, :, :]                          # (Q, Q, S): nu_i - nu_j
+    Sm = J1[:, None, :] * v[None, :, None] + v[:, None, None] * J1[None, :, :]
+    term = d * Sm if form == "printed" else d * (0.5 * Sm - 0.5 * J2)
+    return xp.sum(term, axis=-1), xp.sum(xp.astype(xp.sum(E, axis=0) > 0, xp.int64))

@@ -35,9 +35,12 @@ from scipy.linalg import expm
 
 from solvers import chen as cm
 from solvers import fd, orthogonal
+from solvers import xp_chen as xc
+from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance, validate_QKL
 
+XP = ("numpy", "cupy")   # checks written once through the array API (solvers/xp_chen.py); array-api-strict too
 KINK = 1e-3      # finite differences of step <= 1e-5 (|x| <= ~10) never straddle a ReLU kink beyond this
 
 
@@ -692,12 +695,14 @@ def _comm_case(p):
     return H, M, np.eye(p.Q) - H
 
 
-@comm.numeric
+@comm.numeric(backends=XP)
 def comm_numeric(p):
     """Random 0/1 diagonal H and a (non-symmetric) M."""
     H, M, Hp = _comm_case(p)
-    res = float(np.max(np.abs((H @ M - M @ H) - (H @ M @ Hp - Hp @ M @ H))))
-    return Outcome(residual=res, tolerance=8 * p.Q * EPS * np.max(np.abs(M)), message="entrywise")
+    tol = 8 * p.Q * EPS * float(np.max(np.abs(M)))
+    H, M, Hp = on(xp_of(p), H, M, Hp)
+    res = float(xc.max_abs((H @ M - M @ H) - (H @ M @ Hp - Hp @ M @ H)))
+    return Outcome(residual=res, tolerance=tol, message="entrywise")
 
 
 comm.property(over=("Q", "seed"), max_examples=15)
@@ -865,38 +870,42 @@ mom = Claim(
 )
 
 
-def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0):
+def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
+    """The sector-moment identities through the array API (``xp``; NumPy's by default): the points in
+    stacks (N, Q, Q) for the commutators, the sectors as a one-hot matrix (solvers/xp_chen.sector_onehot)."""
     Q, N = X.shape
-    U = R @ (X + beta[:, None])
-    Jp_int = np.mean([np.diag(1.0 - cm.heav(U[:, i])) for i in range(N)], axis=0)     # (3.32) integral
-    Jp_cnt = np.diag(np.sum(count(U), axis=1) / N)                                     # (3.39)-(3.40)
-    mass = sum(m for m, _, _ in cm.sector_moments(R, beta, X).values())
-    rng = rng_for(1)
-    M = rng.standard_normal((Q, Q))
-    e335 = 0.0
-    for i in range(N):
-        nu = cm.heav(U[:, i])
-        H = np.diag(nu)
-        e335 = max(e335, float(np.max(np.abs(H @ M - M @ H - np.subtract.outer(nu, nu) * M))))
-    # R^Q_+ / R^Q_- points contribute nothing to either generator
-    diag_pts = [i for i in range(N) if np.all(U[:, i] > 0) or np.all(U[:, i] <= 0)]
+    M = rng_for(1).standard_normal((Q, Q))
+    Uh = R @ (X + beta[:, None])                       # host: the scale of the rounding model
+    sc = 8 * Q * EPS * (1 + np.max(np.abs(Uh))) * (1 + np.max(np.abs(M)) + np.max(np.abs(yt)) + np.max(np.abs(beta)))
+    xp = xp_of("numpy") if xp is None else xp
+    R, beta, X, yt, M = on(xp, R, beta, X, yt, M)
+    U = R @ (X + xc.col(beta))
+    nu = xc.heav(U).T                                                                  # (N, Q) patterns
+    Hs = nu[:, :, None] * xp.eye(Q, dtype=xp.float64)[None, :, :]                      # H(u_i) = diag(nu_i)
+    Jp_int = xp.mean(xp.linalg.diagonal(xp.eye(Q, dtype=xp.float64)[None, :, :] - Hs), axis=0)  # (3.32) integral
+    Jp_cnt = xp.sum(xp.astype(count(U), xp.float64), axis=1) / N                        # (3.39)-(3.40)
+    E, _ = xc.sector_onehot(U)
+    mass = float(xp.sum(xp.mean(E, axis=0)))                                           # sum of the sector masses
+    e335 = float(xc.max_abs(Hs @ M - M @ Hs - (nu[:, :, None] - nu[:, None, :]) * M))  # (3.35), all points at once
+    # R^Q_+ / R^Q_- points contribute nothing to either generator (weights 1/#diagonal points on them, 0 elsewhere)
+    diag = xp.all(U > 0, axis=0) | xp.all(U <= 0, axis=0)
+    nd = int(xp.sum(xp.astype(diag, xp.int64)))
     contrib = 0.0
-    if diag_pts:
-        Xd = X[:, diag_pts]
-        contrib = max(float(np.max(np.abs(cm.omega_corrected(R, beta, Xd, yt)))),
-                      float(np.max(np.abs(cm.omega_stated(R, beta, Xd, yt)))))
-    sc = 8 * Q * EPS * (1 + np.max(np.abs(U))) * (1 + np.max(np.abs(M)) + np.max(np.abs(yt)) + np.max(np.abs(beta)))
-    return {"J0perp_3_39": (float(np.max(np.abs(Jp_int - Jp_cnt))), 4 * EPS),
+    if nd:
+        w = xp.astype(diag, xp.float64) / nd
+        contrib = max(float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "corrected", w))),
+                      float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "stated", w))))
+    return {"J0perp_3_39": (float(xc.max_abs(Jp_int - Jp_cnt)), 4 * EPS),
             "total_mass_I0": (abs(mass - 1.0), 4 * N * EPS),
             "commutator_3_35": (e335, sc),
             "diagonal_sectors_vanish": (contrib, sc * np.max(np.abs(U)))}
 
 
-@mom.numeric
+@mom.numeric(backends=XP)
 def mom_numeric(p):
     """(3.32) = (3.39)-(3.40), masses sum to 1, (3.35) for any M, no R^Q_± contribution to Omega."""
     R, beta, X, yt = point_state(p)
-    return Outcome.from_parts(_mom_parts(R, beta, X, yt), message="sector moments")
+    return Outcome.from_parts(_mom_parts(R, beta, X, yt, xp=xp_of(p)), message="sector moments")
 
 
 mom.property(over=("Q", "N", "seed"), max_examples=15)
@@ -938,17 +947,21 @@ cor = Claim(
 
 
 def _cor_outcome(p, form):
+    """Both generators through the array API: the moments from the sectors as a one-hot matrix
+    (solvers/xp_chen.omega_moments), the direct generator by the chain rule (solvers/xp_chen.grad_packed)."""
+    from solvers.xp import asnumpy
     R, beta, X, yt = point_state(p)
-    Om_dir, db = cm.omega_direct([R], [beta], [X], yt[None])
-    val = cm.omega_moments(R, beta, X, yt, form=form)
-    res = float(np.max(np.abs(val - Om_dir[0])))
     tol = 64 * p.Q * EPS * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)) + np.max(np.abs(yt))) ** 2
-    return Outcome(residual=res, tolerance=tol, values={"omega_direct": Om_dir[0].tolist(), "omega_moments": val.tolist(),
-                                                        "sectors": len(cm.sector_moments(R, beta, X))},
+    R, beta, X, yt = on(xp_of(p), R, beta, X, yt)
+    Om_dir = xc.omega_direct1(R, beta, X, yt)
+    val, nsec = xc.omega_moments(R, beta, X, yt, form=form)
+    res = float(xc.max_abs(val - Om_dir))
+    return Outcome(residual=res, tolerance=tol, values={"omega_direct": asnumpy(Om_dir).tolist(),
+                                                        "omega_moments": asnumpy(val).tolist(), "sectors": int(nsec)},
                    message=f"|moment formula - direct generator| = {res:.2e}")
 
 
-@cor.numeric
+@cor.numeric(backends=XP)
 def cor_numeric(p):
     """Corrected (3.38) (factor 1/2, second moments) against the direct generator."""
     return _cor_outcome(p, "corrected")
