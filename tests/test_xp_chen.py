@@ -5,6 +5,7 @@ array-API path is shown able to fail."""
 from __future__ import annotations
 
 import functools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from solvers import xp_chen as xc
 from theorems.chen import effective_flow as ef
 from theorems.chen import model
+from theorems.chen import standard_cost as sc
 from theorems.registry import get_claim
 from theorems.runner import run_check
 
@@ -79,6 +81,21 @@ def _mom_strict_count(f):
     return g
 
 
+class _LambdaMax:
+    """An array namespace whose eigvalsh lists the eigenvalues in decreasing order: lambda_min read as lambda_max."""
+    def __init__(self, xp):
+        self._xp = xp
+        self.linalg = SimpleNamespace(matrix_norm=xp.linalg.matrix_norm,
+                                      eigvalsh=lambda A: xp.flip(xp.linalg.eigvalsh(A), axis=-1))
+
+    def __getattr__(self, name):
+        return getattr(self._xp, name)
+
+
+def _lambda_max(f):
+    return lambda p: _LambdaMax(f(p))
+
+
 # claim id -> (second parameter set, planted error: (module, attribute, wrapper))
 CASES = {
     "chen.cumulative_parameters": ({"Q": 4, "L": 2, "N": 7, "seed": 3}, (xc, "per_layer", _per_layer_biases_off)),
@@ -102,6 +119,13 @@ CASES = {
     "chen.sector_moments": ({"Q": 4, "N": 10, "seed": 3}, (ef, "_mom_parts", _mom_strict_count)),
     "chen.corollary_3_5": ({"Q": 4, "N": 10, "seed": 3},
                            (ef, "_cor_outcome", lambda f: lambda p, form: f(p, "printed"))),
+    "chen.collapsed_reduction": ({"Q": 2, "points": 6, "seed": 3},
+                                 (sc, "_sec8a", lambda f: lambda p, stated: f(p, True))),
+    "chen.toy_error_equation": ({"Q": 4, "seed": 3, "T": 1.0, "batch": 16},
+                                (sc, "_sec8b", lambda f: lambda p, swapped: f(p, True))),
+    "chen.lemma_8_2": ({"Q": 4, "seed": 7, "zero_A": False}, (sc, "xp_of", _lambda_max)),
+    "chen.untruncated_reduction": ({"Q": 4, "points": 2, "seed": 5},
+                                   (sc, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
 }
 
 
