@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 from solvers import xp_chen as xc
+from theorems.chen import classes
 from theorems.chen import effective_flow as ef
 from theorems.chen import model
+from theorems.chen import orbits
 from theorems.chen import standard_cost as sc
 from theorems.registry import get_claim
 from theorems.runner import run_check
@@ -96,6 +98,16 @@ def _lambda_max(f):
     return lambda p: _LambdaMax(f(p))
 
 
+class _ForAll:
+    """An array namespace whose ``any`` is ``all``: 'some point is truncated' read as 'every point is'."""
+    def __init__(self, xp):
+        self._xp = xp
+        self.any = xp.all
+
+    def __getattr__(self, name):
+        return getattr(self._xp, name)
+
+
 # claim id -> (second parameter set, planted error: (module, attribute, wrapper))
 CASES = {
     "chen.cumulative_parameters": ({"Q": 4, "L": 2, "N": 7, "seed": 3}, (xc, "per_layer", _per_layer_biases_off)),
@@ -126,6 +138,10 @@ CASES = {
     "chen.lemma_8_2": ({"Q": 4, "seed": 7, "zero_A": False}, (sc, "xp_of", _lambda_max)),
     "chen.untruncated_reduction": ({"Q": 4, "points": 2, "seed": 5},
                                    (sc, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
+    "chen.class_frozen_coordinate": ({"Q": 4, "N": 9, "seed": 3},
+                                     (classes, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
+    "chen.partial_truncation_condition": ({"Q": 4, "N": 9, "seed": 3},
+                                          (orbits, "xp_of", lambda f: lambda p: _ForAll(f(p)))),
 }
 
 

@@ -23,6 +23,8 @@ from scipy.linalg import expm
 
 from solvers import chen as cm
 from solvers import fd
+from solvers import xp_chen as xc
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.chen._common import EPS, kink_distance, random_orthogonal, rng_for
 
@@ -262,14 +264,18 @@ def _frz(p, truncate_one):
     beta = 0.5 * rng.standard_normal(p.Q)
     X = R.T @ U - beta[:, None]
     yt = rng.standard_normal(p.Q) + 2.0 * R.T[:, 0]
-    db = cm.omega_direct([R], [beta], [X], yt[None])[1][0]
-    layer = R @ db
     tol = 64 * p.Q * EPS * (1 + np.max(np.abs(U)) + np.max(np.abs(yt))) ** 2
+    # the direct beta-velocity (chain rule, solvers/xp_chen.grad_packed) in layer coordinates, through the array API
+    xp = xp_of(p)
+    R, beta, X, yt = on(xp, R, beta, X, yt)
+    w = xp.full((p.N,), 1.0 / p.N, dtype=xp.float64)
+    _, gb = xc.grad_packed([R], [beta], X, xp.broadcast_to(xc.col(yt), X.shape), w)
+    layer = asnumpy((R @ xc.col(-gb[0]))[:, 0])
     return Outcome(residual=abs(float(layer[0])), tolerance=tol, values={"layer_velocity": layer.tolist()},
                    message=f"d_s (R beta)_0 = {layer[0]:.3g}")
 
 
-@frz.numeric
+@frz.numeric(backends=("numpy", "cupy"))
 def frz_numeric(p):
     """(R beta')_0 = 0 when no point is truncated in coordinate 0."""
     return _frz(p, False)
