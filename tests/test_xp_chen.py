@@ -68,8 +68,8 @@ def _tau_beta_off(f):
 
 
 def _comm_wrong_complement(f):
-    def g(p):
-        H, M, Hp = f(p)
+    def g(p, seed=None):
+        H, M, Hp = f(p, seed)
         # H^perp = 1.1 I - H instead of I - H: the right-hand side becomes 1.1 [H, M].  (The identity itself
         # holds for every H, since H M (I - H) - (I - H) M H = H M - M H, so only the complement can be mutated.)
         return H, M, Hp + 0.1 * np.eye(p.Q)
@@ -111,7 +111,7 @@ class _ForAll:
 # claim id -> (second parameter set, planted error: (module, attribute, wrapper))
 CASES = {
     "chen.cumulative_parameters": ({"Q": 4, "L": 2, "N": 7, "seed": 3}, (xc, "per_layer", _per_layer_biases_off)),
-    "chen.truncation_forms": ({"Q": 4, "L": 2, "N": 7, "seed": 3}, (xc, "tau_forms", _forms_third_off)),
+    "chen.truncation_forms": ({"Q": 4, "L": 2, "N": 7, "seed": 3, "batch": 16}, (xc, "tau_forms", _forms_third_off)),
     "chen.truncation_sectors": ({"Q": 4, "L": 1, "N": 6, "seed": 5, "wall": 0.5}, (xc, "relu", _leaky)),
     "chen.hidden_layers": ({"Q": 4, "L": 2, "N": 7, "seed": 3},
                            (model, "_hid_outcome", lambda f: functools.partial(f, printed=True))),
@@ -127,7 +127,7 @@ CASES = {
                                 (xc, "compose", _shift(1e-6))),
     "chen.bias_variance": ({"Q": 3, "clusters": 2, "layers": 3, "points_per_cluster": 8, "seed": 4},
                            (model, "_bv_outcome", lambda f: functools.partial(f, with_variance=False))),
-    "chen.commutator_identity": ({"Q": 6, "seed": 9}, (ef, "_comm_case", _comm_wrong_complement)),
+    "chen.commutator_identity": ({"Q": 6, "seed": 9, "batch": 64}, (ef, "_comm_case", _comm_wrong_complement)),
     "chen.sector_moments": ({"Q": 4, "N": 10, "seed": 3}, (ef, "_mom_parts", _mom_strict_count)),
     "chen.corollary_3_5": ({"Q": 4, "N": 10, "seed": 3},
                            (ef, "_cor_outcome", lambda f: lambda p, form: f(p, "printed"))),

@@ -28,7 +28,7 @@ import numpy as np
 from solvers import chen as cm
 from solvers import fd, orthogonal
 from solvers import xp_chen as xc
-from solvers.xp import on, xp_of
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance, validate_QKL
 
@@ -44,6 +44,17 @@ def _xs(xp, arrays):
 def _f(x) -> float:
     """A 0-d array of any backend as a Python float (the only device-to-host transfer of a check)."""
     return float(x)
+
+
+def _seeded(p, seed):
+    """The parameters ``p`` with another seed (the instances of a batch: seeds seed, seed + 1, ...)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(**{**{k: getattr(p, k) for k in ("Q", "L", "N")}, "seed": seed})
+
+
+def _batch_param(high=256):
+    return Param.int("batch", 1, 1, high, "instances checked at once, stacked on a leading axis (seeds seed, "
+                     "seed + 1, ...; 1 = the single-instance check)", search=(1, 8))
 
 
 def _net_params(L=3, extra=()):
@@ -257,7 +268,7 @@ forms = Claim(
     statement=r"\tau^{(\ell)}=(a^{(\ell)})^{-1}\circ\sigma\circ a^{(\ell)}=(W^{(\ell)})^{-1}(\sigma(W^{(\ell)}x+b^{(\ell)})-b^{(\ell)})"
               r"=(W^{(\ell)})^{-1}\sigma(W^{(\ell)}(x+\beta^{(\ell)}))-\beta^{(\ell)}",
     status="holds",
-    params=_net_params(L=1),
+    params=_net_params(L=1, extra=[_batch_param()]),
     catalogue="chen §2.1 M4",
     covers=("M4",),
 )
@@ -271,12 +282,17 @@ def _forms_case(p):
 
 @forms.numeric(backends=XP)
 def forms_numeric(p):
-    """All three forms at N points for the last cumulative layer."""
-    W, b, X = _forms_case(p)
-    f1, f2, f3 = xc.tau_forms(*on(xp_of(p), W, b, X))
-    res = max(_f(xc.max_abs(f1 - f2)), _f(xc.max_abs(f1 - f3)))
-    tol = 16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(np.linalg.solve(W, b))))
-    return Outcome(residual=res, tolerance=tol, message="max difference of the three forms")
+    """All three forms at N points for the last cumulative layer, on ``batch`` networks (seeds seed, seed + 1,
+    ...) stacked on a leading axis; the network with the largest residual over its own tolerance decides."""
+    cases = [_forms_case(_seeded(p, p.seed + k)) for k in range(p.batch)]
+    tol = np.array([16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(np.linalg.solve(W, b))))
+                    for W, b, X in cases])
+    xp = xp_of(p)
+    f1, f2, f3 = xc.tau_forms(*on(xp, *(np.stack(a) for a in zip(*cases))))
+    res = asnumpy(xp.maximum(xp.max(xp.abs(f1 - f2), axis=(-2, -1)), xp.max(xp.abs(f1 - f3), axis=(-2, -1))))
+    k = int(np.argmax(res / tol))
+    return Outcome(residual=float(res[k]), tolerance=float(tol[k]), values={"networks": p.batch, "worst_seed": p.seed + k},
+                   message=f"max difference of the three forms (worst of {p.batch} networks: seed {p.seed + k})")
 
 
 forms.property(over=("Q", "L", "N", "seed"), max_examples=15)
