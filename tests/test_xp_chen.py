@@ -140,6 +140,7 @@ CASES = {
                                    (sc, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
     "chen.class_frozen_coordinate": ({"Q": 4, "N": 9, "seed": 3},
                                      (classes, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
+    "chen.lemma_7_1": ({"Q": 4, "points": 5, "seed": 3}, (classes, "_l71", lambda f: lambda p: f(p, wrong=True))),
     "chen.partial_truncation_condition": ({"Q": 4, "N": 9, "seed": 3},
                                           (orbits, "xp_of", lambda f: lambda p: _ForAll(f(p)))),
 }

@@ -426,23 +426,42 @@ l71 = Claim(
 
 
 def _l71(p, wrong=False):
+    """Lemma 7.1 on every point of every cluster at once, through the array API: the forward pass on the stacked
+    columns, the projectors P_k = R_k^T H_k R_k and P_k^perp of each point as (N, Q, Q) stacks, and (7.7) for every
+    l1 <= l2 as stacked products applied to each point's z_{l1}."""
     Rs, betas, clusters, yt = _t51_instance(p)
-    L, err, S = len(Rs), 0.0, 1.0
-    for Xj in clusters:
-        for i in range(Xj.shape[1]):
-            x = Xj[:, i]
-            zs, Ps, Pps = _trace(Rs, betas, x)
-            S = max(S, 1 + max(np.max(np.abs(z)) for z in zs))
-            for l1 in range(L):
-                for l2 in range(l1, L):
-                    Pb = (lambda k: _Pplus(Ps, k, l2)) if wrong else (lambda k: _Pminus(Ps, Pps, k, l2))
-                    rhs = _Pplus(Ps, l1, l2) @ zs[l1] - sum(Pb(k) @ betas[k] for k in range(l1, l2 + 1))
-                    err = max(err, float(np.max(np.abs(rhs - zs[l2 + 1]))))
+    xp = xp_of(p)
+    T = xp.matrix_transpose
+    Rx, bx = [on(xp, R) for R in Rs], [on(xp, b) for b in betas]
+    Z = on(xp, np.concatenate(clusters, axis=1))              # (Q, N): the lemma is a statement per point
+    zs, Ps, Pps = [Z], [], []
+    for R, b in zip(Rx, bx):
+        U = R @ (Z + xc.col(b))
+        h = xc.heav(U).T                                      # (N, Q) activation patterns
+        Ps.append((T(R)[None, :, :] * h[:, None, :]) @ R)       # R^T diag(h_i) R, one per point
+        Pps.append((T(R)[None, :, :] * (1.0 - h)[:, None, :]) @ R)
+        Z = T(R) @ xc.relu(U) - xc.col(b)
+        zs.append(Z)
+    L = len(Rs)
+    S = 1 + max(float(xc.max_abs(z)) for z in zs)
+
+    def plus(l1, l2):                                          # P^+_{l1,l2} = P_{l2} ... P_{l1} (identity if l1 > l2)
+        M = xp.eye(p.Q, dtype=xp.float64)
+        for k in range(l1, l2 + 1):
+            M = Ps[k] @ M
+        return M
+
+    err = 0.0
+    for l1 in range(L):
+        for l2 in range(l1, L):
+            Pb = (lambda k: plus(k, l2)) if wrong else (lambda k: plus(k + 1, l2) @ Pps[k])
+            rhs = plus(l1, l2) @ T(zs[l1])[:, :, None] - sum(Pb(k) @ bx[k][None, :, None] for k in range(l1, l2 + 1))
+            err = max(err, float(xc.max_abs(T(rhs[:, :, 0]) - zs[l2 + 1])))
     tol = 32 * L * p.Q * EPS * S          # products of <= L orthogonal projectors: rounding ~ L Q eps S
     return Outcome(residual=err, tolerance=tol, message=f"max |tau^(l2,l1) - (7.7)| = {err:.2e}")
 
 
-@l71.numeric
+@l71.numeric(backends=("numpy", "cupy"))
 def l71_numeric(p):
     """Lemma 7.1 for every l1 <= l2 (tau^(l1-1,1)(x) as the input of layer l1)."""
     return _l71(p)
