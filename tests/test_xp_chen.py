@@ -141,6 +141,8 @@ CASES = {
     "chen.class_frozen_coordinate": ({"Q": 4, "N": 9, "seed": 3},
                                      (classes, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
     "chen.lemma_7_1": ({"Q": 4, "points": 5, "seed": 3}, (classes, "_l71", lambda f: lambda p: f(p, wrong=True))),
+    "chen.theorem_5_1_support": ({"Q": 3, "samples": 2000, "seed": 4},
+                                 (classes, "_t51d", lambda f: lambda p, printed: f(p, True))),
     "chen.partial_truncation_condition": ({"Q": 4, "N": 9, "seed": 3},
                                           (orbits, "xp_of", lambda f: lambda p: _ForAll(f(p)))),
 }
