@@ -23,6 +23,8 @@ from scipy.linalg import expm
 
 from solvers import chen as cm
 from solvers import fd
+from solvers import xp_chen as xc
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.chen._common import EPS, kink_distance, random_orthogonal, rng_for
 
@@ -262,14 +264,18 @@ def _frz(p, truncate_one):
     beta = 0.5 * rng.standard_normal(p.Q)
     X = R.T @ U - beta[:, None]
     yt = rng.standard_normal(p.Q) + 2.0 * R.T[:, 0]
-    db = cm.omega_direct([R], [beta], [X], yt[None])[1][0]
-    layer = R @ db
     tol = 64 * p.Q * EPS * (1 + np.max(np.abs(U)) + np.max(np.abs(yt))) ** 2
+    # the direct beta-velocity (chain rule, solvers/xp_chen.grad_packed) in layer coordinates, through the array API
+    xp = xp_of(p)
+    R, beta, X, yt = on(xp, R, beta, X, yt)
+    w = xp.full((p.N,), 1.0 / p.N, dtype=xp.float64)
+    _, gb = xc.grad_packed([R], [beta], X, xp.broadcast_to(xc.col(yt), X.shape), w)
+    layer = asnumpy((R @ xc.col(-gb[0]))[:, 0])
     return Outcome(residual=abs(float(layer[0])), tolerance=tol, values={"layer_velocity": layer.tolist()},
                    message=f"d_s (R beta)_0 = {layer[0]:.3g}")
 
 
-@frz.numeric
+@frz.numeric(backends=("numpy", "cupy"))
 def frz_numeric(p):
     """(R beta')_0 = 0 when no point is truncated in coordinate 0."""
     return _frz(p, False)
@@ -420,23 +426,42 @@ l71 = Claim(
 
 
 def _l71(p, wrong=False):
+    """Lemma 7.1 on every point of every cluster at once, through the array API: the forward pass on the stacked
+    columns, the projectors P_k = R_k^T H_k R_k and P_k^perp of each point as (N, Q, Q) stacks, and (7.7) for every
+    l1 <= l2 as stacked products applied to each point's z_{l1}."""
     Rs, betas, clusters, yt = _t51_instance(p)
-    L, err, S = len(Rs), 0.0, 1.0
-    for Xj in clusters:
-        for i in range(Xj.shape[1]):
-            x = Xj[:, i]
-            zs, Ps, Pps = _trace(Rs, betas, x)
-            S = max(S, 1 + max(np.max(np.abs(z)) for z in zs))
-            for l1 in range(L):
-                for l2 in range(l1, L):
-                    Pb = (lambda k: _Pplus(Ps, k, l2)) if wrong else (lambda k: _Pminus(Ps, Pps, k, l2))
-                    rhs = _Pplus(Ps, l1, l2) @ zs[l1] - sum(Pb(k) @ betas[k] for k in range(l1, l2 + 1))
-                    err = max(err, float(np.max(np.abs(rhs - zs[l2 + 1]))))
+    xp = xp_of(p)
+    T = xp.matrix_transpose
+    Rx, bx = [on(xp, R) for R in Rs], [on(xp, b) for b in betas]
+    Z = on(xp, np.concatenate(clusters, axis=1))              # (Q, N): the lemma is a statement per point
+    zs, Ps, Pps = [Z], [], []
+    for R, b in zip(Rx, bx):
+        U = R @ (Z + xc.col(b))
+        h = xc.heav(U).T                                      # (N, Q) activation patterns
+        Ps.append((T(R)[None, :, :] * h[:, None, :]) @ R)       # R^T diag(h_i) R, one per point
+        Pps.append((T(R)[None, :, :] * (1.0 - h)[:, None, :]) @ R)
+        Z = T(R) @ xc.relu(U) - xc.col(b)
+        zs.append(Z)
+    L = len(Rs)
+    S = 1 + max(float(xc.max_abs(z)) for z in zs)
+
+    def plus(l1, l2):                                          # P^+_{l1,l2} = P_{l2} ... P_{l1} (identity if l1 > l2)
+        M = xp.eye(p.Q, dtype=xp.float64)
+        for k in range(l1, l2 + 1):
+            M = Ps[k] @ M
+        return M
+
+    err = 0.0
+    for l1 in range(L):
+        for l2 in range(l1, L):
+            Pb = (lambda k: plus(k, l2)) if wrong else (lambda k: plus(k + 1, l2) @ Pps[k])
+            rhs = plus(l1, l2) @ T(zs[l1])[:, :, None] - sum(Pb(k) @ bx[k][None, :, None] for k in range(l1, l2 + 1))
+            err = max(err, float(xc.max_abs(T(rhs[:, :, 0]) - zs[l2 + 1])))
     tol = 32 * L * p.Q * EPS * S          # products of <= L orthogonal projectors: rounding ~ L Q eps S
     return Outcome(residual=err, tolerance=tol, message=f"max |tau^(l2,l1) - (7.7)| = {err:.2e}")
 
 
-@l71.numeric
+@l71.numeric(backends=("numpy", "cupy"))
 def l71_numeric(p):
     """Lemma 7.1 for every l1 <= l2 (tau^(l1-1,1)(x) as the input of layer l1)."""
     return _l71(p)
@@ -586,30 +611,47 @@ t51d = Claim(
 
 
 def _t51d(p, printed):
+    """(5.10) (or the printed (5.9)) on all ``samples`` points at once, through the array API: the forward pass on
+    the stacked columns, P^-_{l,Q} = P^+_{l+1,Q} P_l^perp of every point as an (N, Q, Q) stack, and the sector
+    conditions as boolean masks; the first offending (point, layer) pair in point order is the witness."""
     rng = rng_for(p.seed)
     Rs = [random_orthogonal(p.Q, rng) for _ in range(p.Q)]
     betas = [0.5 * rng.standard_normal(p.Q) for _ in range(p.Q)]
     X = 2.0 * rng.standard_normal((p.Q, p.samples))
-    bad, witness = 0, None
-    for i in range(p.samples):
-        zs, Ps, Pps = _trace(Rs, betas, X[:, i])
-        us = [R @ (zs[k] + b) for k, (R, b) in enumerate(zip(Rs, betas))]
-        for l in range(p.Q):
-            if np.max(np.abs(_Pminus(Ps, Pps, l, p.Q - 1))) < 1e-12:
-                continue
-            inside = np.any(us[l] <= 0)                          # tau^(l-1,1)(x) in S^perp_l
-            for k in range(l + 1, p.Q):
-                inside &= bool(np.all(us[k] > 0)) if printed else bool(np.any(us[k] > 0))
-            if not inside:
-                bad += 1
-                if witness is None:
-                    witness = {"x": X[:, i].tolist(), "layer": l + 1,
-                               "max_P_minus": float(np.max(np.abs(_Pminus(Ps, Pps, l, p.Q - 1))))}
-    return Outcome(residual=float(bad), tolerance=0.0, values={"witness": witness},
-                   message=f"{bad} (point, layer) pairs with P^- != 0 outside the {'printed (5.9)' if printed else '(5.10)'} set")
+    xp = xp_of(p)
+    T = xp.matrix_transpose
+    Z = on(xp, X)
+    us, Ps, Pps = [], [], []
+    for R, b in zip((on(xp, R) for R in Rs), (on(xp, b) for b in betas)):
+        U = R @ (Z + xc.col(b))                               # layer coordinates of every point (input tau^(k-1,1)(x))
+        h = xc.heav(U).T
+        us.append(U)
+        Ps.append((T(R)[None, :, :] * h[:, None, :]) @ R)
+        Pps.append((T(R)[None, :, :] * (1.0 - h)[:, None, :]) @ R)
+        Z = T(R) @ xc.relu(U) - xc.col(b)
+    bad, size = [], []
+    for l in range(p.Q):
+        Pm = Pps[l]
+        for k in range(l + 1, p.Q):
+            Pm = Ps[k] @ Pm                                   # P^-_{l,Q} = P_Q ... P_{l+1} P_l^perp
+        mP = xp.max(xp.abs(Pm), axis=(-2, -1))
+        inside = xp.any(us[l] <= 0, axis=0)                   # tau^(l-1,1)(x) in S^perp_l
+        for k in range(l + 1, p.Q):
+            inside = inside & (xp.all(us[k] > 0, axis=0) if printed else xp.any(us[k] > 0, axis=0))
+        bad.append((mP >= 1e-12) & ~inside)
+        size.append(mP)
+    bad, size = asnumpy(xp.stack(bad)), asnumpy(xp.stack(size))    # (Q, samples)
+    witness = None
+    if bad.any():
+        i = int(np.argmax(bad.any(axis=0)))
+        l = int(np.argmax(bad[:, i]))
+        witness = {"x": X[:, i].tolist(), "layer": l + 1, "max_P_minus": float(size[l, i])}
+    n_bad = int(bad.sum())
+    return Outcome(residual=float(n_bad), tolerance=0.0, values={"witness": witness},
+                   message=f"{n_bad} (point, layer) pairs with P^- != 0 outside the {'printed (5.9)' if printed else '(5.10)'} set")
 
 
-@t51d.numeric
+@t51d.numeric(backends=("numpy", "cupy"))
 def t51d_numeric(p):
     """(5.10): P^-_{l',Q} != 0 only where layer l' truncates and no later layer fully truncates."""
     return _t51d(p, False)

@@ -27,10 +27,34 @@ import numpy as np
 
 from solvers import chen as cm
 from solvers import fd, orthogonal
+from solvers import xp_chen as xc
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, random_orthogonal, rng_for, separated_instance, validate_QKL
 
 KINK = 1e-3
+XP = ("numpy", "cupy")   # checks written once through the array API (solvers/xp_chen.py); array-api-strict too
+
+
+def _xs(xp, arrays):
+    """A list of host arrays moved to the namespace ``xp`` (one list entry per array)."""
+    return [on(xp, a) for a in arrays]
+
+
+def _f(x) -> float:
+    """A 0-d array of any backend as a Python float (the only device-to-host transfer of a check)."""
+    return float(x)
+
+
+def _seeded(p, seed):
+    """The parameters ``p`` with another seed (the instances of a batch: seeds seed, seed + 1, ...)."""
+    from types import SimpleNamespace
+    return SimpleNamespace(**{**{k: getattr(p, k) for k in ("Q", "L", "N")}, "seed": seed})
+
+
+def _batch_param(high=256):
+    return Param.int("batch", 1, 1, high, "instances checked at once, stacked on a leading axis (seeds seed, "
+                     "seed + 1, ...; 1 = the single-instance check)", search=(1, 8))
 
 
 def _net_params(L=3, extra=()):
@@ -196,16 +220,19 @@ cum = Claim(
 
 
 def _cum_outcome(p, wrong=False):
+    xp = xp_of(p)
     Ws, bs, X = network(p)
-    Wc, bc, betas = cm.cumulative(Ws, bs)
+    Wc, bc, betas = cm.cumulative(Ws, bs)         # host copy: the scales of the error model
+    Wx, bx = _xs(xp, Ws), _xs(xp, bs)
+    Wcx, bcx, betax = xc.cumulative(Wx, bx)      # both sides of (2.6) through the array API
     e1 = 0.0
     for l in range(p.L):
-        lhs = np.linalg.solve(Wc[l], bc[l])
-        rhs = sum(np.linalg.solve(Wc[l] if wrong else Wc[j], bs[j]) for j in range(l + 1))
-        e1 = max(e1, float(np.max(np.abs(lhs - rhs))))
-    Ws2, bs2 = cm.per_layer(Wc, betas)
-    e2 = max(max(float(np.max(np.abs(a - b))) for a, b in zip(Ws, Ws2)),
-             max(float(np.max(np.abs(a - b))) for a, b in zip(bs, bs2)))
+        lhs = xc.solve_vec(Wcx[l], bcx[l])
+        rhs = sum(xc.solve_vec(Wcx[l] if wrong else Wcx[j], bx[j]) for j in range(l + 1))
+        e1 = max(e1, _f(xc.max_abs(lhs - rhs)))
+    Ws2, bs2 = xc.per_layer(Wcx, betax)
+    e2 = max(max(_f(xc.max_abs(a - b)) for a, b in zip(Wx, Ws2)),
+             max(_f(xc.max_abs(a - b)) for a, b in zip(bx, bs2)))
     # error model: each solve has backward error ~ Q eps cond(W^(j)); the sums add L of them
     cond = max(np.linalg.cond(W) for W in Wc)
     sc = max(1.0, max(np.max(np.abs(b)) for b in betas))
@@ -215,7 +242,7 @@ def _cum_outcome(p, wrong=False):
                               values={"max_cond": float(cond)})
 
 
-@cum.numeric
+@cum.numeric(backends=XP)
 def cum_numeric(p):
     """(W^(l))^{-1} b^(l) vs sum_j (W^(j))^{-1} b_j, and the round trip to (W_l, b_l)."""
     return _cum_outcome(p)
@@ -241,7 +268,7 @@ forms = Claim(
     statement=r"\tau^{(\ell)}=(a^{(\ell)})^{-1}\circ\sigma\circ a^{(\ell)}=(W^{(\ell)})^{-1}(\sigma(W^{(\ell)}x+b^{(\ell)})-b^{(\ell)})"
               r"=(W^{(\ell)})^{-1}\sigma(W^{(\ell)}(x+\beta^{(\ell)}))-\beta^{(\ell)}",
     status="holds",
-    params=_net_params(L=1),
+    params=_net_params(L=1, extra=[_batch_param()]),
     catalogue="chen §2.1 M4",
     covers=("M4",),
 )
@@ -253,14 +280,19 @@ def _forms_case(p):
     return Wc[-1], bc[-1], 3 * X
 
 
-@forms.numeric
+@forms.numeric(backends=XP)
 def forms_numeric(p):
-    """All three forms at N points for the last cumulative layer."""
-    W, b, X = _forms_case(p)
-    f1, f2, f3 = cm.tau_forms(W, b, X)
-    res = max(float(np.max(np.abs(f1 - f2))), float(np.max(np.abs(f1 - f3))))
-    tol = 16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(np.linalg.solve(W, b))))
-    return Outcome(residual=res, tolerance=tol, message="max difference of the three forms")
+    """All three forms at N points for the last cumulative layer, on ``batch`` networks (seeds seed, seed + 1,
+    ...) stacked on a leading axis; the network with the largest residual over its own tolerance decides."""
+    cases = [_forms_case(_seeded(p, p.seed + k)) for k in range(p.batch)]
+    tol = np.array([16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(np.linalg.solve(W, b))))
+                    for W, b, X in cases])
+    xp = xp_of(p)
+    f1, f2, f3 = xc.tau_forms(*on(xp, *(np.stack(a) for a in zip(*cases))))
+    res = asnumpy(xp.maximum(xp.max(xp.abs(f1 - f2), axis=(-2, -1)), xp.max(xp.abs(f1 - f3), axis=(-2, -1))))
+    k = int(np.argmax(res / tol))
+    return Outcome(residual=float(res[k]), tolerance=float(tol[k]), values={"networks": p.batch, "worst_seed": p.seed + k},
+                   message=f"max difference of the three forms (worst of {p.batch} networks: seed {p.seed + k})")
 
 
 forms.property(over=("Q", "L", "N", "seed"), max_examples=15)
@@ -317,34 +349,44 @@ def _sect_case(p):
     return W, beta, X
 
 
-@sect.numeric
+def _count(xp, mask) -> int:
+    return int(xp.sum(xp.astype(mask, xp.int64)))
+
+
+def _masked_max_abs(xp, A, cols):
+    """max |A[:, cols]| (0 when no column is selected), without data-dependent shapes."""
+    return _f(xp.max(xp.where(cols[None, :], xp.abs(A), xp.zeros_like(A))))
+
+
+@sect.numeric(backends=XP)
 def sect_numeric(p):
     """Fixed points = a^{-1}(closed orthant), collapse iff S^-, and the independence statements."""
+    xp = xp_of(p)
     W, beta, X = _sect_case(p)
-    U = W @ (X + beta[:, None])
-    T = cm.tau_general(W, beta, X)
-    sc = 16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)))
-    fixed = np.max(np.abs(T - X), axis=0) <= sc
-    closed_plus = np.all(U >= -sc, axis=0)
-    coll = np.max(np.abs(T + beta[:, None]), axis=0) <= sc
-    minus = np.all(U <= sc, axis=0)
-    mism = int(np.sum(fixed != closed_plus) + np.sum(coll != minus))
-    # independence: another W2 on the points in S^+ (resp. S^-) of both, beta on S^+
+    # host: the rounding scale and the second matrix W2 (instance data, drawn once)
+    sc = float(16 * p.Q * EPS * np.linalg.cond(W) * (1 + np.max(np.abs(X)) + np.max(np.abs(beta))))
     W2 = W + 0.3 * np.random.default_rng(p.seed + 13).standard_normal(W.shape)
-    U2 = W2 @ (X + beta[:, None])
-    inS = (np.all(U > 0, axis=0) & np.all(U2 > 0, axis=0)) | (np.all(U <= 0, axis=0) & np.all(U2 <= 0, axis=0))
-    T2 = cm.tau_general(W2, beta, X)
-    e_W = float(np.max(np.abs((T2 - T)[:, inS]))) if inS.any() else 0.0
-    sc = sc * max(1.0, np.linalg.cond(W2) / np.linalg.cond(W))
-    plus = np.all(U > sc, axis=0)
-    e_b = 0.0
-    if plus.any():
-        T3 = cm.tau_general(W, beta + 1e-3 * np.ones(p.Q), X[:, plus])
-        e_b = float(np.max(np.abs(T3 - X[:, plus])))
-    return Outcome.from_parts({"sector_equivalences": (mism, 0), "W_independence": (e_W, 4 * sc),
-                               "beta_independence_on_S+": (e_b, 4 * sc)},
+    sc2 = sc * max(1.0, float(np.linalg.cond(W2) / np.linalg.cond(W)))
+    W, beta, X, W2 = on(xp, W, beta, X, W2)
+    U = W @ (X + xc.col(beta))
+    T = xc.tau_general(W, beta, X)
+    fixed = xp.max(xp.abs(T - X), axis=0) <= sc
+    closed_plus = xp.all(U >= -sc, axis=0)
+    coll = xp.max(xp.abs(T + xc.col(beta)), axis=0) <= sc
+    minus = xp.all(U <= sc, axis=0)
+    mism = _count(xp, fixed != closed_plus) + _count(xp, coll != minus)
+    # independence: another W2 on the points in S^+ (resp. S^-) of both, beta on S^+
+    U2 = W2 @ (X + xc.col(beta))
+    inS = (xp.all(U > 0, axis=0) & xp.all(U2 > 0, axis=0)) | (xp.all(U <= 0, axis=0) & xp.all(U2 <= 0, axis=0))
+    T2 = xc.tau_general(W2, beta, X)
+    e_W = _masked_max_abs(xp, T2 - T, inS)
+    plus = xp.all(U > sc2, axis=0)
+    T3 = xc.tau_general(W, beta + 1e-3, X)       # column-wise map: the columns in S^+ are read off below
+    e_b = _masked_max_abs(xp, T3 - X, plus)
+    return Outcome.from_parts({"sector_equivalences": (mism, 0), "W_independence": (e_W, 4 * sc2),
+                               "beta_independence_on_S+": (e_b, 4 * sc2)},
                               message="corrected (2.14) on the closed orthant, (2.15), independence",
-                              values={"wall_points": int(np.sum(closed_plus & ~np.all(U > 0, axis=0)))})
+                              values={"wall_points": _count(xp, closed_plus & ~xp.all(U > 0, axis=0))})
 
 
 sect.property(over=("Q", "N", "seed"), max_examples=15)
@@ -384,15 +426,19 @@ hid = Claim(
 
 
 def _hid_outcome(p, printed=False):
+    xp = xp_of(p)
     Ws, bs, X = network(p)
     Wc, bc, betas = cm.cumulative(Ws, bs)
-    xs = cm.forward(Ws, bs, X)
     cum = _cumulative_err(Ws, bs)
+    # both sides of (2.17) through the array API; the error model below stays on the host
+    Wx, bx, Xx = _xs(xp, Ws), _xs(xp, bs), on(xp, X)
+    Wcx, _, betax = xc.cumulative(Wx, bx)
+    xs = xc.forward(Wx, bx, Xx)
     errs, bounds = [], []
     for l in range(1, p.L + 1):
-        I = cm.compose(Wc[:l], betas[:l], X, general=True)
-        pred = Wc[l - 1] @ (I if printed else I + betas[l - 1][:, None])
-        errs.append(float(np.max(np.abs(xs[l] - pred))))
+        I = xc.compose(Wcx[:l], betax[:l], Xx, general=True)
+        pred = Wcx[l - 1] @ (I if printed else I + xc.col(betax[l - 1]))
+        errs.append(_f(xc.max_abs(xs[l] - pred)))
         # error model: first-order bounds of both sides propagated through the actual Jacobians
         # (_forward_err, _compose_err with final = W^(l)), doubled for the second-order terms; the printed
         # variant has the same rounding, its gap is W^(l) beta^(l) = b^(l)
@@ -409,7 +455,7 @@ def _hid_outcome(p, printed=False):
                    message=f"max_l |x^(l) - formula| = {max(errs):.2e}")
 
 
-@hid.numeric
+@hid.numeric(backends=XP)
 def hid_numeric(p):
     """x^(l) of the network vs W^(l)(I^(l) + beta^(l)), l = 1..L."""
     return _hid_outcome(p)
@@ -446,13 +492,17 @@ out = Claim(
 
 
 def _out_outcome(p, zero_bias=False):
+    xp = xp_of(p)
     Ws, bs, X = network(p)
     Wc, bc, betas = cm.cumulative(Ws, bs)
     W_out = np.random.default_rng(p.seed + 3).standard_normal((p.Q, p.Q)) + 2 * np.eye(p.Q)
     b_out = np.zeros(p.Q) if zero_bias else -W_out @ bc[-1]
-    y = W_out @ cm.forward(Ws, bs, X)[-1] + b_out[:, None]
-    pred = (W_out @ Wc[-1]) @ cm.compose(Wc, betas, X, general=True)
-    res = float(np.max(np.abs(y - pred)))
+    # both sides of (2.18) through the array API (the output bias is part of the instance, built on the host)
+    Wx, bx, (Xx, Wox, box) = _xs(xp, Ws), _xs(xp, bs), on(xp, X, W_out, b_out)
+    Wcx, _, betax = xc.cumulative(Wx, bx)
+    y = Wox @ xc.forward(Wx, bx, Xx)[-1] + xc.col(box)
+    pred = (Wox @ Wcx[-1]) @ xc.compose(Wcx, betax, Xx, general=True)
+    res = _f(xc.max_abs(y - pred))
     # error model: first-order normwise bounds per point of every operation on both sides (Higham ch. 3, 9),
     # each local error carried to the output through the norm of the actual Jacobian product (relu
     # patterns D_l; _forward_err, _compose_err), doubled for the second-order terms.  Output side: the chain
@@ -473,7 +523,7 @@ def _out_outcome(p, zero_bias=False):
                    message=f"|x^(L+1) - W^(L+1) I^(L)| = {res:.2e}")
 
 
-@out.numeric
+@out.numeric(backends=XP)
 def out_numeric(p):
     """With b_{L+1} = -W_{L+1} b^(L) the identity holds."""
     return _out_outcome(p)
@@ -513,6 +563,26 @@ pb = Claim(
 )
 
 
+def _pb_sides(p, Ws, bs, X, W_out, b_out, Y, lab):
+    """The standard cost (network outputs vs y_j) and the pull-back cost (I^(L) vs (W^(L+1))^{-1} y_j in the
+    metric (W^(L+1))^T W^(L+1)), both through the array API; cluster j is the columns with lab == j."""
+    xp = xp_of(p)
+    Wx, bx, (Xx, Wox, box, Yx) = _xs(xp, Ws), _xs(xp, bs), on(xp, X, W_out, b_out, Y)
+    Wcx, _, betax = xc.cumulative(Wx, bx)
+    out_ = Wox @ xc.forward(Wx, bx, Xx)[-1] + xc.col(box)
+    W_full = Wox @ Wcx[-1]
+    G = xp.matrix_transpose(W_full) @ W_full
+    I = xc.compose(Wcx, betax, Xx, general=True)
+    std = pull = 0.0
+    for j in range(p.clusters):
+        m = xp.asarray(np.nonzero(lab == j)[0])
+        yj = Yx[:, j:j + 1]
+        std = std + 0.5 * xp.mean(xp.sum((xp.take(out_, m, axis=1) - yj) ** 2, axis=0))
+        D = xp.take(I, m, axis=1) - xp.linalg.solve(W_full, yj)
+        pull = pull + 0.5 * xp.mean(xp.sum(D * (G @ D), axis=0))
+    return _f(std), _f(pull)
+
+
 def _pb_outcome(p, zero_bias=False):
     Ws, bs, X = network(p)
     Wc, bc, betas = cm.cumulative(Ws, bs)
@@ -521,15 +591,11 @@ def _pb_outcome(p, zero_bias=False):
     Y = rng.standard_normal((p.Q, p.clusters))
     lab = np.arange(p.N) % p.clusters
     b_out = np.zeros(p.Q) if zero_bias else -W_out @ bc[-1]
+    std, pull = _pb_sides(p, Ws, bs, X, W_out, b_out, Y, lab)
+    # host copies of the outputs and the composition: the scales of the error model below
     out_ = W_out @ cm.forward(Ws, bs, X)[-1] + b_out[:, None]
     W_full = W_out @ Wc[-1]
     I = cm.compose(Wc, betas, X, general=True)
-    std = pull = 0.0
-    for j in range(p.clusters):
-        m = lab == j
-        std += 0.5 * np.mean(np.sum((out_[:, m] - Y[:, [j]]) ** 2, axis=0))
-        D = I[:, m] - np.linalg.solve(W_full, Y[:, [j]])
-        pull += 0.5 * np.mean(np.sum(D * (W_full.T @ W_full @ D), axis=0))
     # error model (issue-19 audit; was 64 Q (L+1) eps x a crude scale^2 x cond, 2.4e9 x the residual at the
     # defaults): first-order per point, reusing output_layer's bounds.  Standard side: r = out - y errs by e_y
     # (_forward_err with final = W_out, the output affine map and b_out), so |r|^2/2 by |r| e_y + gamma_Q |r|^2.
@@ -564,7 +630,7 @@ def _pb_outcome(p, zero_bias=False):
                    message=f"standard {std:.6g} vs pull-back {pull:.6g}")
 
 
-@pb.numeric
+@pb.numeric(backends=XP)
 def pb_numeric(p):
     """(2.22) first line (network) vs last line (pull-back metric in L_0)."""
     return _pb_outcome(p)
@@ -606,12 +672,21 @@ def _gauge_outcome(p, A):
     Ws, bs, X = network(p)
     W_out = np.random.default_rng(p.seed + 9).standard_normal((p.Q, p.Q)) + 2 * np.eye(p.Q)
     b_out = np.random.default_rng(p.seed + 10).standard_normal(p.Q)
-    y0 = W_out @ cm.forward(Ws, bs, X)[-1] + b_out[:, None]
     Ws2 = Ws[:-1] + [A @ Ws[-1]]
     bs2 = bs[:-1] + [A @ bs[-1]]
     W_out2 = W_out @ np.linalg.inv(A)
-    y1 = W_out2 @ cm.forward(Ws2, bs2, X)[-1] + b_out[:, None]
-    met0 = (W_out @ cm.cumulative(Ws, bs)[0][-1])
+    # the network before and after the gauge map, and the metric factors, through the array API
+    xp = xp_of(p)
+    Wx, bx, (Xx, Ax, Wox, box) = _xs(xp, Ws), _xs(xp, bs), on(xp, X, A, W_out, b_out)
+    Wx2 = Wx[:-1] + [Ax @ Wx[-1]]
+    bx2 = bx[:-1] + [(Ax @ xc.col(bx[-1]))[:, 0]]
+    Wox2 = Wox @ xp.linalg.inv(Ax)
+    y0 = Wox @ xc.forward(Wx, bx, Xx)[-1] + xc.col(box)
+    y1 = Wox2 @ xc.forward(Wx2, bx2, Xx)[-1] + xc.col(box)
+    mx0, mx1 = Wox @ xc.cumulative(Wx, bx)[0][-1], Wox2 @ xc.cumulative(Wx2, bx2)[0][-1]
+    T = xp.matrix_transpose
+    r_out, r_met = _f(xc.max_abs(y1 - y0)), _f(xc.max_abs(T(mx1) @ mx1 - T(mx0) @ mx0))
+    met0 = (W_out @ cm.cumulative(Ws, bs)[0][-1])       # host: the scales of the error model
     met1 = (W_out2 @ cm.cumulative(Ws2, bs2)[0][-1])
     # error model (issue-19 audit; was 64 Q (L+1) eps x a crude scale x cond(A), 1.3e6 x the residual at the
     # defaults): first-order per point, reusing output_layer's bounds, doubled for the second order.  Each output
@@ -636,12 +711,11 @@ def _gauge_outcome(p, A):
     dM0 = _n2(W_out) * c0["dW"] + _gam(Q) * np.linalg.norm(W_out) * np.linalg.norm(c0["W"])
     dM1 = _n2(W_out2) * c1["dW"] + dWo2 * _n2(c1["W"]) + _gam(Q) * np.linalg.norm(W_out2) * np.linalg.norm(c1["W"])
     tol_met = 2 * sum(2 * _n2(m) * d + _gam(Q) * np.linalg.norm(m) ** 2 for m, d in ((met0, dM0), (met1, dM1)))
-    return Outcome.from_parts({"network_output": (float(np.max(np.abs(y1 - y0))), tol),
-                               "metric_tensor": (float(np.max(np.abs(met1.T @ met1 - met0.T @ met0))), tol_met)},
+    return Outcome.from_parts({"network_output": (r_out, tol), "metric_tensor": (r_met, tol_met)},
                               message="output and metric before/after the gauge map")
 
 
-@gauge.numeric
+@gauge.numeric(backends=XP)
 def gauge_numeric(p):
     """A positive diagonal: network output and metric unchanged."""
     return _gauge_outcome(p, np.diag(np.random.default_rng(p.seed + 4).uniform(0.2, 5.0, p.Q)))
@@ -685,17 +759,19 @@ def _rep_case(p):
     return Ws, bs, X, Wc, betas, yt
 
 
-@rep.numeric
+@rep.numeric(backends=XP)
 def rep_numeric(p):
     """Round trip (W_l, b_l) -> cumulative -> per-layer, and the cost is the same function in both charts."""
     Ws, bs, X, Wc, betas, yt = _rep_case(p)
-    Ws2, bs2 = cm.per_layer(Wc, betas)
-    e = max(max(float(np.max(np.abs(a - b))) for a, b in zip(Ws, Ws2)),
-            max(float(np.max(np.abs(a - b))) for a, b in zip(bs, bs2)))
+    xp = xp_of(p)
+    Wx, bx, (Xx, ytx) = _xs(xp, Ws), _xs(xp, bs), on(xp, X, yt)
+    Wcx, _, betax = xc.cumulative(Wx, bx)
+    Ws2, bs2 = xc.per_layer(Wcx, betax)
+    e = max(max(_f(xc.max_abs(a - b)) for a, b in zip(Wx, Ws2)),
+            max(_f(xc.max_abs(a - b)) for a, b in zip(bx, bs2)))
     # cost through the network (standard forward pass, output bias convention) vs the cumulative chart
-    c_net = 0.5 * np.mean(np.sum((np.linalg.solve(Wc[-1], cm.forward(Ws, bs, X)[-1]) - betas[-1][:, None]
-                                  - yt[0][:, None]) ** 2, axis=0))
-    c_cum = cm.cost_network_general(Wc, betas, [X], yt)
+    c_net = _f(xc.sq_cost(xp.linalg.solve(Wcx[-1], xc.forward(Wx, bx, Xx)[-1]) - xc.col(betax[-1]), ytx[0, ...]))
+    c_cum = _f(xc.cost_composed(Wcx, betax, [Xx], ytx, general=True))
     # error model (issue-19 audit; was 64 Q L eps x a crude scale^2, 5e7 x the residual at the defaults): first
     # order, doubled.  Round trip: W_l' = W^(l) inv(W^(l-1)) errs by ||inv|| (dW_l + ||W_l|| dW_{l-1}) + ||W_l||
     # gamma_3Q ||L||U|| ||inv|| (the inverse, Higham ch. 14) + gamma_Q ||W^(l)||_F ||inv||_F; b_l' = W^(l) dbeta by
@@ -785,26 +861,31 @@ def _al_case(p):
     return R, D, beta, X, rng
 
 
-@al.numeric
+@al.numeric(backends=XP)
 def al_numeric(p):
     """Polar factors of D R, tau_{DR} = tau_R, and equal costs under random R-perturbations (W_* frozen)."""
-    R, D, beta, X, rng = _al_case(p)
-    W = D @ R
     from solvers.matfun import psd_sqrt
-    absW = psd_sqrt(W @ W.T)
-    Rp = np.linalg.solve(absW, W)
+    R, D, beta, X, rng = _al_case(p)
     yt = rng.standard_normal(p.Q)
-    e_c = 0.0
-    for _ in range(3):
-        R1 = orthogonal.cayley(0.1 * orthogonal.skew(rng.standard_normal((p.Q, p.Q)))) @ R
-        c1 = cm.cost_network_general([D @ R1], [beta], [X], yt[None])
-        c2 = cm.cost_separated([R1], [beta], [X], yt[None])
-        e_c = max(e_c, abs(c1 - c2))
+    # the perturbed rotations are instance data: drawn (and their Cayley maps taken) once on the host
+    R1s = [orthogonal.cayley(0.1 * orthogonal.skew(rng.standard_normal((p.Q, p.Q)))) @ R for _ in range(3)]
     sc = 64 * p.Q * EPS * np.linalg.cond(D) * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)))
-    return Outcome.from_parts({"abs_W_diagonal": (float(np.max(np.abs(absW - D))), sc * np.max(D)),
-                               "polar_factor": (float(np.max(np.abs(Rp - R))), sc),
-                               "tau_independent_of_W*": (float(np.max(np.abs(cm.tau_general(W, beta, X) - cm.tau(R, beta, X)))), sc),
-                               "cost_independent_of_W*": (e_c, sc * (1 + np.max(np.abs(yt))) ** 2)},
+    sc_c = sc * (1 + np.max(np.abs(yt))) ** 2
+    Dmax = float(np.max(D))
+    xp = xp_of(p)
+    R, D, beta, X, yt = on(xp, R, D, beta, X, yt[None])
+    W = D @ R
+    absW = psd_sqrt(W @ xp.matrix_transpose(W))
+    Rp = xp.linalg.solve(absW, W)
+    e_c = 0.0
+    for R1 in _xs(xp, R1s):
+        c1 = xc.cost_composed([D @ R1], [beta], [X], yt, general=True)
+        c2 = xc.cost_separated([R1], [beta], [X], yt)
+        e_c = max(e_c, abs(_f(c1) - _f(c2)))
+    return Outcome.from_parts({"abs_W_diagonal": (_f(xc.max_abs(absW - D)), sc * Dmax),
+                               "polar_factor": (_f(xc.max_abs(Rp - R)), sc),
+                               "tau_independent_of_W*": (_f(xc.max_abs(xc.tau_general(W, beta, X) - xc.tau(R, beta, X))), sc),
+                               "cost_independent_of_W*": (e_c, sc_c)},
                               message="aligned W = W_* R")
 
 
@@ -913,17 +994,23 @@ sep = Claim(
 )
 
 
-@sep.numeric
+def _sep_on(xp, clusters, yt, betas, Rs):
+    """A separated instance moved to ``xp``: (clusters, yt, betas, Rs) as lists of arrays (yt one (K, Q) array)."""
+    return _xs(xp, clusters), on(xp, yt), _xs(xp, betas), _xs(xp, Rs)
+
+
+@sep.numeric(backends=XP)
 def sep_numeric(p):
     """Under D6 (margin > 0): I^(L)(X_l) = tau^(l)(X_l) for every cluster, and (2.26) = (3.6)."""
     clusters, yt, betas, Rs = separated_instance(p.Q, p.clusters, p.layers, p.points_per_cluster, p.seed,
                                                  distance=3.0 * p.Q, spread=0.25)
-    m = cm.separation_margin(Rs, betas, clusters)
+    m = cm.separation_margin(Rs, betas, clusters)       # the hypothesis D6, gated on the host
     if m <= 0:
         return inconclusive(f"the instance violates D6 (margin {m:.3g})", margin=m)
-    e = max(float(np.max(np.abs(cm.compose(Rs, betas, X) - cm.tau(Rs[j], betas[j], X))))
-            for j, X in enumerate(clusters))
-    dc = abs(cm.cost_composed(Rs, betas, clusters, yt) - cm.cost_separated(Rs, betas, clusters, yt))
+    xp = xp_of(p)
+    clusters, yt, betas, Rs = _sep_on(xp, clusters, yt, betas, Rs)
+    e = max(_f(xc.max_abs(xc.compose(Rs, betas, X) - xc.tau(Rs[j], betas[j], X))) for j, X in enumerate(clusters))
+    dc = abs(_f(xc.cost_composed(Rs, betas, clusters, yt)) - _f(xc.cost_separated(Rs, betas, clusters, yt)))
     sc = 16 * p.Q * p.layers * EPS * (1 + 3.0 * p.Q * 2)
     return Outcome.from_parts({"composition_3_5": (e, sc), "cost_3_6": (dc, sc * 10 * p.Q)},
                               message=f"D6 margin {m:.3g}", values={"margin": m})
@@ -971,20 +1058,22 @@ bv = Claim(
 def _bv_outcome(p, with_variance=True):
     clusters, yt, betas, Rs = separated_instance(p.Q, p.clusters, p.layers, p.points_per_cluster, p.seed,
                                                  distance=3.0 * p.Q, spread=0.25)
-    c36 = cm.cost_separated(Rs, betas, clusters, yt)
+    xp = xp_of(p)
+    clusters, yt, betas, Rs = _sep_on(xp, clusters, yt, betas, Rs)
+    c36 = _f(xc.cost_separated(Rs, betas, clusters, yt))
     split = 0.0
     for j, X in enumerate(clusters):
-        T = cm.tau(Rs[j], betas[j], X)
-        mean = T.mean(axis=1)
+        T = xc.tau(Rs[j], betas[j], X)
+        mean = xp.mean(T, axis=1)
         if with_variance:
-            split += 0.5 / X.shape[1] * np.sum((T - mean[:, None]) ** 2)
-        split += 0.5 * np.sum((mean - yt[j]) ** 2)
+            split += 0.5 / X.shape[1] * _f(xp.sum((T - xc.col(mean)) ** 2))
+        split += 0.5 * _f(xp.sum((mean - yt[j, ...]) ** 2))
     sc = 64 * p.Q * EPS * (1 + c36) * (1 + 6.0 * p.Q) ** 2
     return Outcome(residual=abs(c36 - split), tolerance=sc, values={"cost": c36, "split": split},
                    message=f"(3.6) {c36:.8g} vs split {split:.8g}")
 
 
-@bv.numeric
+@bv.numeric(backends=XP)
 def bv_numeric(p):
     """(3.6) vs variance + bias terms (3.7)."""
     return _bv_outcome(p)

@@ -23,6 +23,8 @@ import numpy as np
 import sympy as sp
 
 from solvers import chen as cm
+from solvers import xp_chen as xc
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, random_orthogonal, rng_for
 
@@ -742,16 +744,19 @@ part = Claim(
 )
 
 
-@part.numeric
+@part.numeric(backends=("numpy", "cupy"))
 def part_numeric(p):
-    """(J0perp)_r > 0 iff some point is truncated in coordinate r."""
+    """(J0perp)_r > 0 iff some point is truncated in coordinate r (through the array API)."""
     rng = rng_for(p.seed)
     R = random_orthogonal(p.Q, rng) if p.Q > 1 else np.eye(1)
     beta = 0.5 * rng.standard_normal(p.Q)
     X = rng.standard_normal((p.Q, p.N))
-    U = R @ (X + beta[:, None])
-    jp = cm.j0perp(R, beta, X)
-    mism = int(np.sum((jp > 0) != np.any(U <= 0, axis=1)))
+    xp = xp_of(p)
+    R, beta, X = on(xp, R, beta, X)
+    U = R @ (X + xc.col(beta))
+    jp_x = xp.mean(xp.astype(U <= 0, xp.float64), axis=1)           # (3.39)-(3.40): n_r / N
+    mism = int(xp.sum(xp.astype((jp_x > 0) != xp.any(U <= 0, axis=1), xp.int64)))
+    jp = asnumpy(jp_x)
     return Outcome(residual=float(mism), tolerance=0.0, values={"J0perp": jp.tolist()},
                    message=f"{mism} coordinates where (J0perp)_r > 0 disagrees with 'some u_ir <= 0'")
 
