@@ -13,6 +13,7 @@ import numpy as np
 import sympy as sp
 
 from solvers import rk, twopoint as tp
+from solvers import xp_vanrossem as xv
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.vanrossem._common import (EPS, FLOOR, RTOL, constants, consistent_states, converge, flow_params,
                                         limit_outcome, limit_tolerance, not_converged, plot_dh2,
@@ -361,12 +362,14 @@ def _abS(p):
     return a, b, AL, math.hypot(p.A_high / 2, AL)
 
 
-def _charpoly_residual(J, lams):
-    """|det(lam I - J)| for 2x2 J at each lam, and its rounding scale (64 eps times the size of its terms)."""
-    tr, det = np.trace(J), np.linalg.det(J)
-    res = [abs(l * l - tr * l + det) for l in lams]
-    scale = max(abs(l) ** 2 + abs(tr * l) + abs(J[0, 0] * J[1, 1]) + abs(J[0, 1] * J[1, 0]) for l in lams)
-    return max(res), 64 * EPS * scale
+def _charpoly_residual(xp, J, lams):
+    """|det(lam I - J)| for the 2x2 ``J`` (an ``xp`` array) at each lam, and its rounding scale (64 eps times the
+    size of its terms)."""
+    tr, det = J[0, 0] + J[1, 1], xp.linalg.det(J)
+    lam = xv.on(xp, np.asarray(lams, dtype=float))
+    res = xp.max(xp.abs(lam * lam - tr * lam + det))
+    scale = xp.max(xp.abs(lam) ** 2 + xp.abs(tr * lam) + xp.abs(J[0, 0] * J[1, 1]) + xp.abs(J[0, 1] * J[1, 0]))
+    return float(res), 64 * EPS * float(scale)
 
 
 stability = Claim(
@@ -392,23 +395,30 @@ stability = Claim(
 
 
 def _stability_outcome(p, u, lam_closed, J_closed=None, label="u*"):
+    """Array-API path (``p.backend``): the complex-step Jacobian of Eq 25, the fixed-point residual and the
+    comparisons with the closed forms are computed in ``xp``; only the residuals come back (the eigenvalues in
+    ``values`` are NumPy's, of the returned Jacobian, for the record)."""
+    xp = xv.xp_of(p)
     a, b, AL, S = _abS(p)
-    F0 = _eq25(u, 0.0, a, b, p.tau_h, p.tau_y, p.A_high)
-    J = _jac_cs(lambda uu, ww: _eq25(uu, ww, a, b, p.tau_h, p.tau_y, p.A_high), [u, 0.0])
-    Jscale = np.max(np.abs(J))
-    parts = {"fixed point (dw/dt = 0)": (abs(F0[1]), 64 * EPS * (abs(u) ** 3 / (p.tau_y * a) * p.tau_h
-                                                                   + b * abs(u) / p.tau_y + Jscale * abs(u))),
-             "closed-form eigenvalues": _charpoly_residual(J, lam_closed)}
+    F0 = _eq25(xv.on(xp, np.array([u])), 0.0, a, b, p.tau_h, p.tau_y, p.A_high)
+    J = xv.cs_jacobian(xp, lambda uu, ww: _eq25(uu, ww, a, b, p.tau_h, p.tau_y, p.A_high), xv.on(xp, np.array([u, 0.0])))
+    Jscale = float(xp.max(xp.abs(J)))
+    parts = {"fixed point (dw/dt = 0)": (float(xp.abs(F0[1][0])), 64 * EPS * (abs(u) ** 3 / (p.tau_y * a) * p.tau_h
+                                                                          + b * abs(u) / p.tau_y + Jscale * abs(u))),
+             "closed-form eigenvalues": _charpoly_residual(xp, J, lam_closed)}
     if J_closed is not None:
-        parts["Eq 29 entries"] = (float(np.max(np.abs(J - J_closed))), 64 * EPS * Jscale)
-        parts["Eq 30 trace"] = (abs(np.trace(J) - J_closed[1, 1]), 64 * EPS * Jscale)
+        Jc = xv.on(xp, J_closed)
+        det_J = float(xp.linalg.det(J))
+        parts["Eq 29 entries"] = (float(xp.max(xp.abs(J - Jc))), 64 * EPS * Jscale)
+        parts["Eq 30 trace"] = (float(xp.abs(J[0, 0] + J[1, 1] - Jc[1, 1])), 64 * EPS * Jscale)
         det_printed = (2 * AL ** 2 + 0.5 * (p.A_high + 2 * S) ** 2) / (4 * p.tau_y ** 2)
-        parts["Eq 31 determinant"] = (abs(np.linalg.det(J) - det_printed), 64 * EPS * Jscale ** 2)
-    ev = np.linalg.eigvals(J)
+        parts["Eq 31 determinant"] = (abs(det_J - det_printed), 64 * EPS * Jscale ** 2)
+    Jh = xv.asnumpy(J)
+    ev = np.linalg.eigvals(Jh)
     return Outcome.from_parts(parts, f"Jacobian of Eq 25 at {label}", values={
-        "u_fixed": u, "jacobian": J.tolist(), "eigenvalues_numeric": sorted(ev.real.tolist()),
-        "eigenvalues_closed_form": sorted(float(x) for x in lam_closed), "trace": float(np.trace(J)),
-        "determinant": float(np.linalg.det(J)), "stable_node": bool(np.all(ev.real < 0) and np.all(ev.imag == 0))})
+        "u_fixed": u, "jacobian": Jh.tolist(), "eigenvalues_numeric": sorted(ev.real.tolist()),
+        "eigenvalues_closed_form": sorted(float(x) for x in lam_closed), "trace": float(np.trace(Jh)),
+        "determinant": float(np.linalg.det(Jh)), "stable_node": bool(np.all(ev.real < 0) and np.all(ev.imag == 0))})
 
 
 def _J_printed(p, sign12=1.0):
@@ -419,7 +429,7 @@ def _J_printed(p, sign12=1.0):
                       -(0.5 * p.A_high + R) / p.tau_y]])
 
 
-@stability.numeric
+@stability.numeric(backends=("numpy", "cupy"))
 def stability_numeric(p):
     """Complex-step Jacobian of Eq 25 at u* vs Eq 29-31 and the closed-form eigenvalues -u*/tau_y, -S/tau_y."""
     a, b, AL, S = _abS(p)
@@ -480,7 +490,7 @@ def stability_symbolic_mutant(p, variant):
     return out
 
 
-@stability.falsifier("j12_sign_flipped")
+@stability.falsifier("j12_sign_flipped", backends=("numpy", "cupy"))
 def j12_sign_flipped(p):
     """Eq 29 with the sign of J_12 flipped: det < 0 (a saddle) - the entries and Eq 31 no longer match."""
     a, b, AL, S = _abS(p)
@@ -491,7 +501,7 @@ def j12_sign_flipped(p):
     return _stability_outcome(p, u, ((tr + disc) / 2, (tr - disc) / 2), Jf)
 
 
-@stability.falsifier("minus_root")
+@stability.falsifier("minus_root", backends=("numpy", "cupy"))
 def stability_minus_root(p):
     """The closed-form eigenvalues evaluated at the other root u_- = A_H/2 - S (there the second one is +S/tau_y)."""
     a, b, AL, S = _abS(p)
@@ -525,28 +535,33 @@ line = Claim(
 )
 
 
-@line.numeric
+@line.numeric(backends=("numpy", "cupy"))
 def line_numeric(p):
-    """(u_eq, b, 0) is an equilibrium of Eq 7 and its Jacobian has the spectrum {0, -u/tau_y, -(u^2+A_L^2)/(2 tau_y u)}."""
+    """(u_eq, b, 0) is an equilibrium of Eq 7 and its Jacobian has the spectrum {0, -u/tau_y, -(u^2+A_L^2)/(2 tau_y u)}.
+    Array-API path: the field, its complex-step Jacobian and the characteristic polynomial are evaluated in ``xp``."""
+    xp = xv.xp_of(p)
     a, b = p.delta_x ** 2, p.delta_y ** 2
     AL = tp.a_low(a, b, p.tau_h, p.tau_y)
     u = p.u_eq
-    F = _eq7_c((u, b, 0.0), a, b, p.tau_h, p.tau_y)
-    J = _jac_cs(lambda uu, vv, ww: _eq7_c((uu, vv, ww), a, b, p.tau_h, p.tau_y), [u, b, 0.0])
+    y = xv.on(xp, np.array([u, b, 0.0]))
+    F = xp.stack(list(_eq7_c((y[0:1], y[1:2], y[2:3]), a, b, p.tau_h, p.tau_y)))
+    J = xv.cs_jacobian(xp, lambda uu, vv, ww: _eq7_c((uu, vv, ww), a, b, p.tau_h, p.tau_y), y)
     lams = (0.0, -u / p.tau_y, -(u * u + AL * AL) / (2 * p.tau_y * u))
+    lam = xv.on(xp, np.array(lams))
     # characteristic polynomial det(lam I - J) = lam^3 - tr lam^2 + m2 lam - det
-    tr, det = np.trace(J), np.linalg.det(J)
+    tr, det = J[0, 0] + J[1, 1] + J[2, 2], xp.linalg.det(J)
     m2 = J[0, 0] * J[1, 1] - J[0, 1] * J[1, 0] + J[0, 0] * J[2, 2] - J[0, 2] * J[2, 0] + J[1, 1] * J[2, 2] - J[1, 2] * J[2, 1]
-    Js = np.max(np.abs(J))
-    res = max(abs(l ** 3 - tr * l ** 2 + m2 * l - det) for l in lams)
-    scale = max(abs(l) ** 3 + abs(tr) * l * l + abs(m2 * l) for l in lams) + Js ** 3
-    ev = np.linalg.eigvals(J)
+    Js = xp.max(xp.abs(J))
+    res = float(xp.max(xp.abs(lam ** 3 - tr * lam ** 2 + m2 * lam - det)))
+    scale = float(xp.max(xp.abs(lam) ** 3 + xp.abs(tr) * lam * lam + xp.abs(m2 * lam)) + Js ** 3)
+    Jh = xv.asnumpy(J)
+    ev = np.linalg.eigvals(Jh)
     return Outcome.from_parts({
-        "equilibrium": (float(np.max(np.abs(F))), 64 * EPS * (u * b / p.tau_y + a * b / p.tau_h)),
+        "equilibrium": (float(xp.max(xp.abs(F))), 64 * EPS * (u * b / p.tau_y + a * b / p.tau_h)),
         "spectrum": (res, 256 * EPS * scale)},
         "Eq 7 at a point of the line {w = 0, v = b}",
         values={"eigenvalues_numeric": sorted(ev.real.tolist()), "eigenvalues_closed_form": sorted(lams),
-                "jacobian": J.tolist()})
+                "jacobian": Jh.tolist()})
 
 
 line.property(over=("tau_h", "tau_y", "delta_x", "delta_y", "u_eq"), max_examples=15)
@@ -1038,6 +1053,20 @@ def _cs_grad(fun, X, h=1e-30):
     return G
 
 
+def _loss16_xp(xp, ybar, Dh, Dy, x1, x2, y1, y2):
+    """Eq 16 in the array API, broadcasting over leading (stack) axes of ``ybar (.., m)``, ``Dh (.., H, dx)`` and
+    ``Dy (.., m, H)`` (analytic: r.r, no conjugation, so complex-step arguments are allowed)."""
+    r1 = ybar + 0.5 * xv.mv(xp, Dy, xv.mv(xp, Dh, x1 - x2)) - y1
+    r2 = ybar + 0.5 * xv.mv(xp, Dy, xv.mv(xp, Dh, x2 - x1)) - y2
+    return 0.25 * (xv.dot(xp, r1, r1) + xv.dot(xp, r2, r2))
+
+
+def _net_instance_xp(p):
+    """:func:`_net_instance` drawn on the host and moved to the namespace of ``p.backend``."""
+    xp = xv.xp_of(p)
+    return (xp, *xv.on(xp, *_net_instance(p)))
+
+
 gradient = Claim(
     id="vanrossem.gradient_factor",
     title="Gradients of the two-point loss with respect to D_h and D_y (Eq 17)",
@@ -1063,30 +1092,35 @@ gradient = Claim(
 
 
 def _gradient_outcome(p, factor):
-    x1, x2, y1, y2, Dh, Dy, ybar = _net_instance(p)
+    """Array-API path: every complex-step derivative of Eq 16 in one stacked evaluation per block, the closed forms
+    and the comparisons in ``xp``."""
+    xp, x1, x2, y1, y2, Dh, Dy, ybar = _net_instance_xp(p)
     DX, DY = x2 - x1, y2 - y1
-    gDh = _cs_grad(lambda X: _loss16(ybar, X, Dy, x1, x2, y1, y2), Dh)
-    gDy = _cs_grad(lambda X: _loss16(ybar, Dh, X, x1, x2, y1, y2), Dy)
-    gyb = _cs_grad(lambda X: _loss16(X, Dh, Dy, x1, x2, y1, y2), ybar)
-    r = Dy @ Dh @ DX - DY
-    fDh = factor * np.outer(Dy.T @ r, DX)
-    fDy = factor * np.outer(r, Dh @ DX)
+    gDh = xv.cs_gradient(xp, lambda X: _loss16_xp(xp, ybar, X, Dy, x1, x2, y1, y2), Dh)
+    gDy = xv.cs_gradient(xp, lambda X: _loss16_xp(xp, ybar, Dh, X, x1, x2, y1, y2), Dy)
+    gyb = xv.cs_gradient(xp, lambda X: _loss16_xp(xp, X, Dh, Dy, x1, x2, y1, y2), ybar)
+    dh = xv.mv(xp, Dh, DX)
+    r = xv.mv(xp, Dy, dh) - DY
+    fDh = factor * xv.outer(xp, xv.mv(xp, xp.matrix_transpose(Dy), r), DX)
+    fDy = factor * xv.outer(xp, r, dh)
     fyb = ybar - (y1 + y2) / 2
     # rounding: each entry is a sum of O(H dim_x dim_y) products of size |D_y||r||dx| (resp. |r||dh|)
     n = p.hidden * p.dim_x * p.dim_y + 4
-    s1 = np.linalg.norm(Dy) * np.linalg.norm(r) * np.linalg.norm(DX) + np.linalg.norm(Dy) ** 2 * np.linalg.norm(Dh) * np.linalg.norm(DX) ** 2
-    s2 = np.linalg.norm(r) * np.linalg.norm(Dh @ DX) + np.linalg.norm(Dy) * np.linalg.norm(Dh @ DX) ** 2
-    s3 = np.linalg.norm(ybar) + np.linalg.norm(y1) + np.linalg.norm(y2) + s2
+    nrm = lambda X: float(xp.linalg.vector_norm(X))  # noqa: E731  (Frobenius for matrices)
+    s1 = nrm(Dy) * nrm(r) * nrm(DX) + nrm(Dy) ** 2 * nrm(Dh) * nrm(DX) ** 2
+    s2 = nrm(r) * nrm(dh) + nrm(Dy) * nrm(dh) ** 2
+    s3 = nrm(ybar) + nrm(y1) + nrm(y2) + s2
+    den = float(xp.sum(fDh * fDh))
     return Outcome.from_parts({
-        "dL/dD_h": (float(np.max(np.abs(gDh - fDh))), 16 * n * EPS * s1),
-        "dL/dD_y": (float(np.max(np.abs(gDy - fDy))), 16 * n * EPS * s2),
-        "dL/dybar": (float(np.max(np.abs(gyb - fyb))), 16 * n * EPS * s3)},
+        "dL/dD_h": (float(xp.max(xp.abs(gDh - fDh))), 16 * n * EPS * s1),
+        "dL/dD_y": (float(xp.max(xp.abs(gDy - fDy))), 16 * n * EPS * s2),
+        "dL/dybar": (float(xp.max(xp.abs(gyb - fyb))), 16 * n * EPS * s3)},
         f"complex-step gradients of Eq 16 vs the factor-{factor} formulas", values={
-            "ratio_DhGrad_to_formula": float(np.sum(gDh * fDh) / np.sum(fDh * fDh)) if np.any(fDh) else None,
+            "ratio_DhGrad_to_formula": float(xp.sum(gDh * fDh)) / den if den else None,
             "factor": factor})
 
 
-@gradient.numeric
+@gradient.numeric(backends=("numpy", "cupy"))
 def gradient_numeric(p):
     """Complex-step gradients of Eq 16 equal the 1/4 formulas (and ybar - mean target)."""
     return _gradient_outcome(p, 0.25)
@@ -1144,7 +1178,7 @@ def gradient_symbolic_mutant(p, variant):
     return out
 
 
-@gradient.falsifier("stated")
+@gradient.falsifier("stated", backends=("numpy", "cupy"))
 def gradient_stated(p):
     """The printed factor 1/2 (Eq 17)."""
     return _gradient_outcome(p, 0.5)
@@ -1267,20 +1301,22 @@ loss = Claim(
 
 
 def _loss_outcome(p, quarter=0.25):
-    x1, x2, y1, y2, Dh, Dy, ybar = _net_instance(p)
+    """Array-API path: Eq 16 and Eq 9 evaluated in ``xp`` (one instance)."""
+    xp, x1, x2, y1, y2, Dh, Dy, ybar = _net_instance_xp(p)
     DX, DY = x2 - x1, y2 - y1
-    dyv = Dy @ Dh @ DX
-    v, b = dyv @ dyv, DY @ DY
-    w = v - dyv @ DY
+    dyv = xv.mv(xp, Dy, xv.mv(xp, Dh, DX))
+    v, b = xv.dot(xp, dyv, dyv), xv.dot(xp, DY, DY)
+    w = v - xv.dot(xp, dyv, DY)
     m = (y1 + y2) / 2
-    L16 = _loss16(ybar, Dh, Dy, x1, x2, y1, y2)
-    L9 = 0.5 * (ybar - m) @ (ybar - m) + quarter * (w + 0.5 * (b - v))
-    scale = L16 + v + b + abs(w) + (ybar - m) @ (ybar - m)
+    L16 = _loss16_xp(xp, ybar, Dh, Dy, x1, x2, y1, y2)
+    L9 = 0.5 * xv.dot(xp, ybar - m, ybar - m) + quarter * (w + 0.5 * (b - v))
+    scale = float(L16 + v + b + xp.abs(w) + xv.dot(xp, ybar - m, ybar - m))
+    L16, L9 = float(L16), float(L9)
     return Outcome(residual=abs(L16 - L9), tolerance=64 * EPS * scale, values={"L_eq16": L16, "L_eq9": L9},
                    message="|Eq 16 loss - Eq 9 expression|")
 
 
-@loss.numeric
+@loss.numeric(backends=("numpy", "cupy"))
 def loss_numeric(p):
     """Eq 16 evaluated directly vs Eq 9 in terms of (ybar, v, w)."""
     return _loss_outcome(p)
@@ -1323,7 +1359,7 @@ def loss_symbolic_mutant(p, variant):
     return out
 
 
-@loss.falsifier("sum_convention")
+@loss.falsifier("sum_convention", backends=("numpy", "cupy"))
 def loss_sum_convention(p):
     """1/2 instead of 1/4 in front of the second term (the summed loss of E1)."""
     return _loss_outcome(p, 0.5)
