@@ -1387,29 +1387,30 @@ lyapunov = Claim(
 
 
 def _lyap_outcome(p, variant=None):
+    """Array-API path: the 201 states are drawn on the host (seeded) and evaluated as one stacked computation in
+    ``xp`` (Eq 7 or the variant, dL_D/dt, the identity, the scale); only the two worst ratios come back."""
+    xp = xv.xp_of(p)
     a, b = p.delta_x ** 2, p.delta_y ** 2
     rng = np.random.default_rng(p.seed)
     n = 200
     us = np.concatenate([[p.dh2_0], 10 ** rng.uniform(-3, 1, n)])
     vs = np.concatenate([[p.dy2_0], 10 ** rng.uniform(-4, 1, n)])
     ws = np.concatenate([[p.w_0], vs[1:] - np.sqrt(vs[1:] * b) * rng.uniform(-1, 1, n)])
-    worst_id, worst_pos, scale = 0.0, 0.0, 0.0
-    P = tp.eq7_params(a, b, p.tau_h, p.tau_y)
-    for u, v, w in zip(us, vs, ws):
-        du, dv, dw = _eq7_variant_numpy(0.0, (u, v, w), P, variant) if variant else tp.eq7_rhs_numpy(0.0, (u, v, w), P)
-        dL = (dw - dv / 2) / 4
-        ident = -(u / (8 * p.tau_y)) * (2 * w - v + b) - a / (8 * p.tau_h) * w * w / u
-        s = (abs(u) * (abs(w) + v + b) / p.tau_y + a * (v + abs(w)) * abs(w) / (p.tau_h * u)) / 4
-        scale = max(scale, s)
-        worst_id = max(worst_id, abs(dL - ident) / max(s, 1e-300))
-        worst_pos = max(worst_pos, dL / max(s, 1e-300))
+    u, v, w = xv.on(xp, us, vs, ws)
+    du, dv, dw = xv.eq7_field(u, v, w, a, b, p.tau_h, p.tau_y, tp.EQ7_FACTOR, variant)
+    dL = (dw - dv / 2) / 4
+    ident = -(u / (8 * p.tau_y)) * (2 * w - v + b) - a / (8 * p.tau_h) * w * w / u
+    sc = (xp.abs(u) * (xp.abs(w) + v + b) / p.tau_y + a * (v + xp.abs(w)) * xp.abs(w) / (p.tau_h * u)) / 4
+    sc = xp.maximum(sc, xp.asarray(1e-300, dtype=xp.float64))
+    worst_id = float(xp.max(xp.abs(dL - ident) / sc))
+    worst_pos = float(xp.max(dL / sc))
     return Outcome.from_parts({"identity (relative)": (worst_id, 64 * EPS), "dL/dt <= 0 (relative)":
                                (max(worst_pos, 0.0), 64 * EPS)},
                               f"dL_D/dt along {variant or 'Eq 7'} at {n + 1} consistent states",
                               values={"states": n + 1, "variant": variant or "Eq 7"})
 
 
-@lyapunov.numeric
+@lyapunov.numeric(backends=("numpy", "cupy"))
 def lyapunov_numeric(p):
     """dL_D/dt from Eq 7 equals the identity and is <= 0 at 201 consistent states."""
     return _lyap_outcome(p)
@@ -1452,7 +1453,7 @@ def lyapunov_symbolic_mutant(p, variant):
     return out
 
 
-@lyapunov.falsifier("plus")
+@lyapunov.falsifier("plus", backends=("numpy", "cupy"))
 def lyapunov_plus(p):
     """Eq 51 'removed a minus sign' variant: the identity fails and dL/dt > 0 at some state."""
     return _lyap_outcome(p, "plus")
@@ -1484,48 +1485,65 @@ reduced = Claim(
 )
 
 
-def _reduced_outcome(p, variant=None):
+def _reduced_draws(p, count=50):
+    """The random states of M (host, seeded; the draw order of the former per-state loop)."""
     rng = np.random.default_rng(p.seed)
     m, H, dx = p.dim_y, p.hidden, p.dim_x
-    worst_inv, worst_id = 0.0, 0.0
-    for _ in range(50):
+    cols = {k: [] for k in ("th", "ty", "DX", "DY", "n", "s", "q", "K")}
+    for _ in range(count):
         th, ty = rng.uniform(0.3, 3, 2)
         DX, DY = rng.standard_normal(dx), rng.standard_normal(m)
-        a, b = DX @ DX, DY @ DY
         n = rng.standard_normal(H)
         n /= np.linalg.norm(n)
         s, q = rng.uniform(0.1, 2) * rng.choice([-1, 1]), rng.standard_normal(m)
-        # a D_h with D_h dx = s n plus an arbitrary part orthogonal to dx (it does not enter the dynamics of dh)
         K = rng.standard_normal((H, dx))
-        Dh = np.outer(n, DX) * s / a + K - np.outer(K @ DX, DX) / a
-        Dy = np.outer(q, n)
-        r = Dy @ Dh @ DX - DY
-        dDh = -(0.5 / th) * np.outer(Dy.T @ r, DX)          # Eq 6 with the Eq 17 gradients (factor 1/2)
-        dDy = -(0.5 / ty) * np.outer(r, Dh @ DX)
-        Pn = np.eye(H) - np.outer(n, n)
-        dh_dot = dDh @ DX
-        worst_inv = max(worst_inv, float(np.max(np.abs(Pn @ dh_dot))) / (1 + np.max(np.abs(dh_dot))),
-                        float(np.max(np.abs(dDy @ Pn))) / (1 + np.max(np.abs(dDy))))
-        z = np.concatenate([[s], q])
-        f = tp.lift_rhs_numpy(0, z, tp.lift_params(a, th, ty, DY))
-        # the lifted field is the restriction of Eq 6 to M
-        worst_inv = max(worst_inv, abs(n @ dh_dot - f[0]) / (1 + abs(f[0])),
-                        float(np.max(np.abs(dDy @ n - f[1:]))) / (1 + np.max(np.abs(f[1:]))))
-        ds, dq = f[0], f[1:]
-        du = 2 * s * ds
-        dv = 2 * s * ds * (q @ q) + s * s * 2 * (q @ dq)
-        dw = dv - (ds * (q @ DY) + s * (dq @ DY))
-        u, v, w = s * s, s * s * (q @ q), s * s * (q @ q) - s * (q @ DY)
-        P = tp.eq7_params(a, b, th, ty)
-        ref = _eq7_variant_numpy(0, (u, v, w), P, variant) if variant else tp.eq7_rhs_numpy(0, (u, v, w), P)
-        scale = 1 + np.max(np.abs(ref)) + a * abs(w) * (v + abs(w)) / (th * u) + u * (abs(w) + v + b) / ty
-        worst_id = max(worst_id, float(np.max(np.abs(np.array([du, dv, dw]) - ref))) / scale)
-    return Outcome.from_parts({"M invariant under Eq 6 (relative)": (worst_inv, 256 * EPS * max(H, dx, m)),
+        for k, x in zip(cols, (th, ty, DX, DY, n, s, q, K)):
+            cols[k].append(x)
+    return [np.array(cols[k], dtype=float) for k in cols]
+
+
+def _reduced_outcome(p, variant=None):
+    """Array-API path: the 50 states of M are stacked along a leading axis and the full Eq 6 field, the lifted
+    field and the chain rule are evaluated for all of them at once in ``xp``."""
+    xp = xv.xp_of(p)
+    H = p.hidden
+    th, ty, DX, DY, n, s, q, K = xv.on(xp, *_reduced_draws(p))
+    mv, dot, outer, T = (lambda A, x: xv.mv(xp, A, x)), (lambda x, y: xv.dot(xp, x, y)), \
+        (lambda x, y: xv.outer(xp, x, y)), xp.matrix_transpose
+    a, b = dot(DX, DX), dot(DY, DY)
+    c3 = lambda x: x[:, None, None]  # noqa: E731  (per-instance scalar against a stack of matrices)
+    # a D_h with D_h dx = s n plus an arbitrary part orthogonal to dx (it does not enter the dynamics of dh)
+    Dh = outer(n, DX) * c3(s / a) + K - outer(mv(K, DX), DX) / c3(a)
+    Dy = outer(q, n)
+    dh = mv(Dh, DX)
+    r = mv(Dy, dh) - DY
+    dDh = -c3(0.5 / th) * outer(mv(T(Dy), r), DX)          # Eq 6 with the Eq 17 gradients (factor 1/2)
+    dDy = -c3(0.5 / ty) * outer(r, dh)
+    Pn = xp.eye(H, dtype=xp.float64) - outer(n, n)
+    dh_dot = mv(dDh, DX)
+    amax = lambda x: xp.max(xp.abs(x), axis=-1)  # noqa: E731
+    amax2 = lambda x: xp.max(xp.abs(x), axis=(-2, -1))  # noqa: E731
+    # the lifted field is the restriction of Eq 6 to M
+    ds, dq = xv.lift_field(xp, s, q, DY, a, th, ty, tp.EQ7_FACTOR)
+    inv = xp.stack([amax(mv(Pn, dh_dot)) / (1 + amax(dh_dot)), amax2(dDy @ Pn) / (1 + amax2(dDy)),
+                    xp.abs(dot(n, dh_dot) - ds) / (1 + xp.abs(ds)), amax(mv(dDy, n) - dq) / (1 + amax(dq))])
+    worst_inv = float(xp.max(inv))
+    qq = dot(q, q)
+    du = 2 * s * ds
+    dv = 2 * s * ds * qq + s * s * 2 * dot(q, dq)
+    dw = dv - (ds * dot(q, DY) + s * dot(dq, DY))
+    u, v = s * s, s * s * qq
+    w = v - s * dot(q, DY)
+    ref = xv.eq7_field(u, v, w, a, b, th, ty, tp.EQ7_FACTOR, variant)
+    R = xp.stack(list(ref), axis=-1)
+    scale = 1 + amax(R) + a * xp.abs(w) * (v + xp.abs(w)) / (th * u) + u * (xp.abs(w) + v + b) / ty
+    worst_id = float(xp.max(amax(xp.stack([du, dv, dw], axis=-1) - R) / scale))
+    return Outcome.from_parts({"M invariant under Eq 6 (relative)": (worst_inv, 256 * EPS * max(H, p.dim_x, p.dim_y)),
                                "chain rule = Eq 7 (relative)": (worst_id, 256 * EPS)},
                               f"50 random states of M, compared with {variant or 'Eq 7'}")
 
 
-@reduced.numeric
+@reduced.numeric(backends=("numpy", "cupy"))
 def reduced_numeric(p):
     """Eq 6 keeps M, and on M the chain rule gives Eq 7 (50 random states)."""
     return _reduced_outcome(p)
@@ -1580,7 +1598,7 @@ def reduced_symbolic_mutant(p, variant):
 @reduced.falsifier({
     "factor2": "Eq 51 'factor two' variant: not the reduction of Eq 6.",
     "square": "Eq 51 'square' variant (w^2 in du/dt).",
-})
+}, backends=("numpy", "cupy"))
 def _(p, variant):
     return _reduced_outcome(p, variant)
 
