@@ -21,7 +21,7 @@ import numpy as np
 
 from solvers.xp import asnumpy, on, xp_of
 
-__all__ = ["xp_of", "on", "asnumpy", "mv", "dot", "outer", "eq7_field", "lift_field", "cs_jacobian",
+__all__ = ["xp_of", "on", "asnumpy", "mv", "dot", "outer", "loss16", "eq6_field", "eq7_field", "lift_field", "cs_jacobian",
            "cs_gradient", "fd_gradient_with_error", "EPS"]
 
 EPS = float(np.finfo(np.float64).eps)
@@ -40,6 +40,25 @@ def dot(xp, a, b):
 def outer(xp, a, b):
     """``a b^T`` for stacks of vectors: ``(..., m)`` and ``(..., n)`` give ``(..., m, n)``."""
     return a[..., :, None] * b[..., None, :]
+
+
+def loss16(xp, ybar, Dh, Dy, x1, x2, y1, y2):
+    """Eq 16 ``1/2 <|ybar + 1/2 D_y D_h (x_i - x_-i) - y_i|^2>`` over the two points, broadcasting over leading
+    (stack) axes of ``ybar (.., m)``, ``Dh (.., H, dx)`` and ``Dy (.., m, H)`` (analytic: r.r, no conjugation, so
+    complex-step arguments are allowed)."""
+    r1 = ybar + 0.5 * mv(xp, Dy, mv(xp, Dh, x1 - x2)) - y1
+    r2 = ybar + 0.5 * mv(xp, Dy, mv(xp, Dh, x2 - x1)) - y2
+    return 0.25 * (dot(xp, r1, r1) + dot(xp, r2, r2))
+
+
+def eq6_field(xp, ybar, Dh, Dy, x1, x2, y1, y2, taus, g=0.25):
+    """Eq 6 with the closed-form gradients of Eq 16 (factor ``g``: 1/4 true, 1/2 the paper's Eq 17), for stacks."""
+    dX, dY = x2 - x1, y2 - y1
+    dh = mv(xp, Dh, dX)
+    r = mv(xp, Dy, dh) - dY
+    t_yb, t_h, t_y = taus
+    return (-(ybar - 0.5 * (y1 + y2)) / t_yb, -g / t_h * outer(xp, mv(xp, xp.matrix_transpose(Dy), r), dX),
+            -g / t_y * outer(xp, r, dh))
 
 
 def eq7_field(u, v, w, a, b, th, ty, g=0.5, variant=None):

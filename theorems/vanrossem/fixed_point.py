@@ -1053,12 +1053,7 @@ def _cs_grad(fun, X, h=1e-30):
     return G
 
 
-def _loss16_xp(xp, ybar, Dh, Dy, x1, x2, y1, y2):
-    """Eq 16 in the array API, broadcasting over leading (stack) axes of ``ybar (.., m)``, ``Dh (.., H, dx)`` and
-    ``Dy (.., m, H)`` (analytic: r.r, no conjugation, so complex-step arguments are allowed)."""
-    r1 = ybar + 0.5 * xv.mv(xp, Dy, xv.mv(xp, Dh, x1 - x2)) - y1
-    r2 = ybar + 0.5 * xv.mv(xp, Dy, xv.mv(xp, Dh, x2 - x1)) - y2
-    return 0.25 * (xv.dot(xp, r1, r1) + xv.dot(xp, r2, r2))
+_loss16_xp = xv.loss16
 
 
 def _net_instance_xp(p):

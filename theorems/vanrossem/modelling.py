@@ -17,6 +17,7 @@ import sympy as sp
 
 from solvers import fd
 from solvers import twopoint as tp
+from solvers import xp_vanrossem as xv
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.documents import DOCUMENTS
 from theorems.vanrossem._common import FLOOR
@@ -411,28 +412,35 @@ effective = Claim(
 
 
 def _eff_outcome(p):
-    x1, x2, y1, y2, Dh, Dy, ybar = _eff_instance(p)
+    """Array-API path: the Eq 6 field, the central differences of Eq 16 (every entry of a block perturbed in one
+    stacked evaluation, the same steps and Richardson estimate as solvers.fd) and the directional derivative in
+    ``xp``."""
+    xp = xv.xp_of(p)
+    x1, x2, y1, y2, Dh, Dy, ybar = xv.on(xp, *_eff_instance(p))
     taus = (p.tau_ybar, p.tau_h, p.tau_y)
-    field = _eq6_field(ybar, Dh, Dy, x1, x2, y1, y2, taus)
-    grads, errs = fd.gradient_with_error(lambda yb, A, B: _loss16(yb, A, B, x1, x2, y1, y2), [ybar, Dh, Dy])
+    field = xv.eq6_field(xp, ybar, Dh, Dy, x1, x2, y1, y2, taus)
+    grads, errs = xv.fd_gradient_with_error(xp, lambda yb, A, B: xv.loss16(xp, yb, A, B, x1, x2, y1, y2), [ybar, Dh, Dy])
     parts = {}
     for name, F, G, E, tau in zip(("ybar", "D_h", "D_y"), field, grads, errs, taus):
         # error model: the fd Richardson estimate per entry (x10 safety), scaled by 1/tau like the field
         parts[f"Eq 6 field of {name} vs -(1/tau) fd gradient of Eq 16"] = (
-            float(np.max(np.abs(F + G / tau) / (10 * E / tau))), 1.0)
-    # dL/dt along the field, by a central difference in the step size e (L is a polynomial of degree 4 in e)
-    def L_along(e):
-        e = float(np.asarray(e).ravel()[0])
-        return _loss16(ybar + e * field[0], Dh + e * field[1], Dy + e * field[2], x1, x2, y1, y2)
-    (dLdt,), (err_t,) = fd.gradient_with_error(lambda e: L_along(e), [np.zeros(1)], h=1e-5)
-    predicted = -sum(float(np.sum(G * G)) / tau for G, tau in zip(grads, taus))
-    parts["dL/dt = -sum |grad|^2/tau (directional fd)"] = (abs(float(dLdt[0]) - predicted),
-                                                          10 * float(err_t[0]) + 1e-8 * abs(predicted))
+            float(xp.max(xp.abs(F + G / tau) / (10 * E / tau))), 1.0)
+
+    # dL/dt along the field, by a central difference in the step size e (L is a polynomial of degree 4 in e);
+    # E has shape (..., 1): a stack of step sizes
+    def L_along(E):
+        e = E[..., 0]
+        return xv.loss16(xp, ybar + e[..., None] * field[0], Dh + e[..., None, None] * field[1],
+                         Dy + e[..., None, None] * field[2], x1, x2, y1, y2)
+    (dLdt,), (err_t,) = xv.fd_gradient_with_error(xp, L_along, [xp.zeros(1, dtype=xp.float64)], h=1e-5)
+    predicted = -sum(float(xp.sum(G * G)) / tau for G, tau in zip(grads, taus))
+    dLdt, err_t = float(dLdt[0]), float(err_t[0])
+    parts["dL/dt = -sum |grad|^2/tau (directional fd)"] = (abs(dLdt - predicted), 10 * err_t + 1e-8 * abs(predicted))
     return Outcome.from_parts(parts, "Eq 6 = gradient flow of Eq 16 with per-block rates", values={
-        "loss": _loss16(ybar, Dh, Dy, x1, x2, y1, y2), "dL_dt": float(dLdt[0]), "dL_dt_predicted": predicted})
+        "loss": float(xv.loss16(xp, ybar, Dh, Dy, x1, x2, y1, y2)), "dL_dt": dLdt, "dL_dt_predicted": predicted})
 
 
-@effective.numeric
+@effective.numeric(backends=("numpy", "cupy"))
 def effective_numeric(p):
     """The effective field is -(1/tau) grad Eq 16 block-wise (finite differences), and the loss decreases along it."""
     return _eff_outcome(p)
@@ -441,20 +449,24 @@ def effective_numeric(p):
 effective.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_ybar", "tau_h", "tau_y", "scale"), max_examples=12)
 
 
-@effective.falsifier("deep_linear_parametrisation", search=("seed",))
+@effective.falsifier("deep_linear_parametrisation", search=("seed",), backends=("numpy", "cupy"))
 def effective_deep_linear(p):
     """A 3-layer linear net (D_y = W_3 W_2): the induced D_y velocity is not -(1/tau_y) dL/dD_y for any scalar tau_y."""
+    xp = xv.xp_of(p)
     rng = np.random.default_rng(p.seed + 1)
     x1, x2, y1, y2, Dh, Dy, ybar = _eff_instance(p)
     W3 = p.scale * rng.standard_normal((p.dim_y, p.hidden))
     W2 = rng.standard_normal((p.hidden, p.hidden))
+    x1, x2, y1, y2, Dh, W3, W2 = xv.on(xp, x1, x2, y1, y2, Dh, W3, W2)
     Dy = W3 @ W2
     dX, dY = x2 - x1, y2 - y1
-    G = 0.25 * np.outer(Dy @ Dh @ dX - dY, Dh @ dX)        # dL/dD_y (Eq 16, true factor)
-    induced = -(G @ W2.T @ W2 + W3 @ W3.T @ G)              # d(W3 W2)/dt under unit-rate parameter GD
+    dh = xv.mv(xp, Dh, dX)
+    G = 0.25 * xv.outer(xp, xv.mv(xp, Dy, dh) - dY, dh)     # dL/dD_y (Eq 16, true factor)
+    T = xp.matrix_transpose
+    induced = -(G @ T(W2) @ W2 + W3 @ T(W3) @ G)             # d(W3 W2)/dt under unit-rate parameter GD
     # best scalar rate c: induced ~ -c G (least squares); residual relative to |induced|
-    c = -float(np.sum(induced * G) / max(np.sum(G * G), 1e-300))
-    res = float(np.linalg.norm(induced + c * G) / max(np.linalg.norm(induced), 1e-300))
+    c = -float(xp.sum(induced * G)) / max(float(xp.sum(G * G)), 1e-300)
+    res = float(xp.linalg.vector_norm(induced + c * G)) / max(float(xp.linalg.vector_norm(induced)), 1e-300)
     # error model: rounding of the matrix products, 50 eps (hidden + dim_y) relative
     return Outcome(residual=res, tolerance=50 * EPS * (p.hidden + p.dim_y), values={
         "best_scalar_rate": c, "relative_misfit": res},
@@ -508,28 +520,31 @@ def _rv_state(p):
 
 
 def _rv_outcome(p, predict):
-    x1, x2, y1, y2, Dh, Dy = _rv_state(p)
+    """Array-API path: the Eq 6 field, the reduced variables and the central difference in time (steps h and 2h
+    stacked) in ``xp``."""
+    xp = xv.xp_of(p)
+    x1, x2, y1, y2, Dh, Dy = xv.on(xp, *_rv_state(p))
     g = tp.EQ7_FACTOR if p.gradients == "eq17" else tp.TRUE_FACTOR
-    _, fDh, _ = _eq6_field(np.zeros(p.dim_y), Dh, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
+    _, fDh, _ = xv.eq6_field(xp, xp.zeros(p.dim_y, dtype=xp.float64), Dh, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
     dX, dY = x2 - x1, y2 - y1
-    a, b = float(dX @ dX), float(dY @ dY)
-    dh = Dh @ dX
-    dy = Dy @ dh
-    u, v = float(dh @ dh), float(dy @ dy)
-    w = v - float(dy @ dY)
+    a, b = float(xv.dot(xp, dX, dX)), float(xv.dot(xp, dY, dY))
+    dh = xv.mv(xp, Dh, dX)
+    dy = xv.mv(xp, Dy, dh)
+    u, v = float(xv.dot(xp, dh, dh)), float(xv.dot(xp, dy, dy))
+    dydY = float(xv.dot(xp, dy, dY))
+    w = v - dydY
 
-    def u_along(e):
-        e = float(np.asarray(e).ravel()[0])
-        d = (Dh + e * fDh) @ dX
-        return float(d @ d)
-    (du,), (err,) = fd.gradient_with_error(u_along, [np.zeros(1)], h=1e-4)
+    def u_along(E):
+        d = xv.mv(xp, Dh + E[..., 0][..., None, None] * fDh, dX)
+        return xv.dot(xp, d, d)
+    (du,), (err,) = xv.fd_gradient_with_error(xp, u_along, [xp.zeros(1, dtype=xp.float64)], h=1e-4)
     du, err = float(du[0]), float(err[0])
     pred = predict(a, b, u, v, w, p.tau_h, p.tau_y) * (2 * g)    # Eq 7 in units of the chosen gradient factor
-    cos = float(dy @ dY) / max(math.sqrt(v * b), 1e-300)
+    cos = dydY / max(math.sqrt(v * b), 1e-300)
     w_angle = v - math.sqrt(v * b) * cos
     # error model: fd error estimate (rounding; the truncation vanishes for a quadratic) x10, plus the rounding of
     # the prediction, 16 eps |a/tau_h| (|v| + |dy.dY|)
-    tol_v = 10 * err + 16 * EPS * a / p.tau_h * (abs(v) + abs(float(dy @ dY)))
+    tol_v = 10 * err + 16 * EPS * a / p.tau_h * (abs(v) + abs(dydY))
     return Outcome.from_parts(
         {"d|dh|^2/dt vs prediction": (abs(du - pred), tol_v),
          "w = v - sqrt(v b) cos(theta)": (abs(w - w_angle), 16 * EPS * (abs(v) + math.sqrt(v * b)))},
@@ -538,7 +553,7 @@ def _rv_outcome(p, predict):
                 "gradient_factor": g})
 
 
-@velocity.numeric
+@velocity.numeric(backends=("numpy", "cupy"))
 def velocity_numeric(p):
     """d|dh|^2/dt along Eq 6 equals -(a/tau_h) w (times 2g) at a random, unaligned state."""
     return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * w)
@@ -552,7 +567,7 @@ velocity.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "s
     "square": "The 'square' variant of Eq 51: d|dh|^2/dt = -(a/tau_h) w^2.",
     "output_norm_only": "Velocity from |dy|^2 alone (no alignment with the targets): -(a/tau_h) v.",
     "decoder_time_constant": {"description": "tau_y in place of tau_h: -(a/tau_y) w.", "search": ("seed", "tau_y")},
-}, search=("seed",))
+}, search=("seed",), backends=("numpy", "cupy"))
 def _(p, variant):
     return _rv_outcome(p, {
         "square": lambda a, b, u, v, w, th, ty: -a / th * w * w,
@@ -627,25 +642,30 @@ intuition = Claim(
 )
 
 
-@intuition.numeric
+@intuition.numeric(backends=("numpy", "cupy"))
 def intuition_numeric(p):
     """Delta y = 0 gives d|dh|^2/dt = -(a/tau_h)|dy|^2 <= 0; dh = 0 with Delta y != 0 gives d^2|dh|^2/dt^2 > 0."""
-    x1, x2, y1, y2, Dh, Dy = _rv_state(p)
+    xp = xv.xp_of(p)   # array-API path: every product and norm below in xp, scalars brought back
+    x1, x2, y1, y2, Dh, Dy = xv.on(xp, *_rv_state(p))
+    mv, dot, nrm = (lambda A, x: xv.mv(xp, A, x)), (lambda x, y: float(xv.dot(xp, x, y))), \
+        (lambda x: float(xp.linalg.vector_norm(x)))
+    DyT = xp.matrix_transpose(Dy)
+    zero = xp.zeros(p.dim_y, dtype=xp.float64)
     g = tp.EQ7_FACTOR if p.gradients == "eq17" else tp.TRUE_FACTOR
     dX = x2 - x1
-    a = float(dX @ dX)
+    a = dot(dX, dX)
     # (i) equal targets
-    _, fDh, _ = _eq6_field(np.zeros(p.dim_y), Dh, Dy, x1, x2, y1, y1, (1.0, p.tau_h, p.tau_y), g)
-    dh, dhdot = Dh @ dX, fDh @ dX
-    du = 2 * float(dh @ dhdot)
-    v = float((Dy @ dh) @ (Dy @ dh))
+    _, fDh, _ = xv.eq6_field(xp, zero, Dh, Dy, x1, x2, y1, y1, (1.0, p.tau_h, p.tau_y), g)
+    dh, dhdot = mv(Dh, dX), mv(fDh, dX)
+    du = 2 * dot(dh, dhdot)
+    v = dot(mv(Dy, dh), mv(Dy, dh))
     pred_i = -2 * g * a / p.tau_h * v
     # (ii) coincident representations: project D_h so that D_h dX = 0
-    Dh0 = Dh - np.outer(Dh @ dX, dX) / a
-    _, fDh0, _ = _eq6_field(np.zeros(p.dim_y), Dh0, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
-    sdot = fDh0 @ dX
-    d2u = 2 * float(sdot @ sdot)                       # u = |dh|^2 with dh(0) = 0: u'' = 2 |dh'|^2
-    pred_ii = 2 * (g * a / p.tau_h) ** 2 * float(np.sum((Dy.T @ (y2 - y1)) ** 2))
+    Dh0 = Dh - xv.outer(xp, mv(Dh, dX), dX) / a
+    _, fDh0, _ = xv.eq6_field(xp, zero, Dh0, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
+    sdot = mv(fDh0, dX)
+    d2u = 2 * dot(sdot, sdot)                          # u = |dh|^2 with dh(0) = 0: u'' = 2 |dh'|^2
+    pred_ii = 2 * (g * a / p.tau_h) ** 2 * float(xp.sum(mv(DyT, y2 - y1) ** 2))
     scale_i = 2 * g * a / p.tau_h * (v + abs(du))
     # (ii) error model: sdot = -(g a/tau_h) D_y^T r with r = D_y dh - dY, evaluated at the projected dh of size
     # delta = |D_h0 dX| (not exactly 0 after rounding) with rounding c EPS per product (c = 4 x summed dims).
@@ -654,20 +674,19 @@ def intuition_numeric(p):
     # x 4 |D_y^T dY|.  Relative to pred_ii this is amplified by |D_y||dY| / |D_y^T dY| when D_y^T dY cancels.
     k = g * a / p.tau_h
     c = 4 * (p.dim_x + p.hidden + p.dim_y)
-    nDy, ndY, ndX = np.linalg.norm(Dy), np.linalg.norm(y2 - y1), math.sqrt(a)
-    delta = float(np.linalg.norm(Dh0 @ dX))
-    r0 = Dy @ (Dh0 @ dX) - (y2 - y1)
-    e_s = k * nDy * (nDy * delta + c * EPS * (nDy * np.linalg.norm(Dh0) * ndX + ndY)) + k * c * EPS * nDy * np.linalg.norm(r0)
-    ns = float(np.linalg.norm(sdot))
-    tol_ii = 2 * (2 * ns * e_s + e_s ** 2) + 4 * k ** 2 * c * EPS * nDy * ndY * float(np.linalg.norm(Dy.T @ (y2 - y1)))
+    nDy, ndY, ndX = nrm(Dy), nrm(y2 - y1), math.sqrt(a)
+    delta = nrm(mv(Dh0, dX))
+    r0 = mv(Dy, mv(Dh0, dX)) - (y2 - y1)
+    e_s = k * nDy * (nDy * delta + c * EPS * (nDy * nrm(Dh0) * ndX + ndY)) + k * c * EPS * nDy * nrm(r0)
+    ns = nrm(sdot)
+    tol_ii = 2 * (2 * ns * e_s + e_s ** 2) + 4 * k ** 2 * c * EPS * nDy * ndY * nrm(mv(DyT, y2 - y1))
     return Outcome.from_parts(
         {"(i) du/dt + (2g a/tau_h)|dy|^2 (equal targets)": (abs(du - pred_i), 32 * EPS * max(scale_i, 1e-300)),
          "(i) du/dt <= 0": (max(du, 0.0), 32 * EPS * max(scale_i, 1e-300)),
          "(ii) u'' at dh = 0 vs 2 (g a/tau_h)^2 |D_y^T dY|^2": (abs(d2u - pred_ii), max(tol_ii, 1e-300)),
          "(ii) u'' > 0": (0.0 if d2u > 0 else 1.0, 0.5)},
         "the two mechanisms of §4.3 in the effective theory",
-        values={"du_dt_equal_targets": du, "d2u_dt2_coincident": d2u, "dh_after_projection": float(
-            np.linalg.norm(Dh0 @ dX))})
+        values={"du_dt_equal_targets": du, "d2u_dt2_coincident": d2u, "dh_after_projection": delta})
 
 
 intuition.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "scale", "gradients"),
