@@ -6,6 +6,7 @@ many instances runs them as one stacked computation.  The instances themselves a
 checks' seeded NumPy generators and moved with :func:`solvers.xp.on` (every backend sees the same numbers).
 
 * :func:`mv`, :func:`dot`, :func:`outer`: batched matrix-vector product, inner product, outer product.
+* :func:`loss16`, :func:`eq6_field`: the two-point loss Eq 16 and the effective gradient field Eq 6 on stacks.
 * :func:`eq7_field`: Eq 7 (and the Eq 51 variants of the suite) on arrays of states ``(u, v, w)``.
 * :func:`lift_field`: the lifted system ``s' = -(g a/tau_h) q.r``, ``q' = -(g/tau_y) s r`` on stacks of states.
 * :func:`cs_jacobian`: Jacobian of a rational field by complex-step differentiation, all columns at once.
@@ -19,10 +20,10 @@ import math
 
 import numpy as np
 
-from solvers.xp import asnumpy, on, xp_of
+from solvers.xp import asnumpy, namespace, on, xp_of
 
-__all__ = ["xp_of", "on", "asnumpy", "mv", "dot", "outer", "loss16", "eq6_field", "eq7_field", "lift_field", "cs_jacobian",
-           "cs_gradient", "fd_gradient_with_error", "EPS"]
+__all__ = ["xp_of", "on", "asnumpy", "namespace", "mv", "dot", "outer", "loss16", "eq6_field", "eq7_field",
+           "lift_field", "cs_jacobian", "cs_gradient", "fd_gradient_with_error", "EPS"]
 
 EPS = float(np.finfo(np.float64).eps)
 

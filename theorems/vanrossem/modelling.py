@@ -33,32 +33,40 @@ def _mlp_init(rng, widths, gain=1.0):
             for i, o in zip(widths[:-1], widths[1:])]
 
 
+def _ns(X):
+    """The array namespace of ``X`` (host NumPy stays plain NumPy: the finite-difference reference runs there)."""
+    return np if isinstance(X, np.ndarray) else xv.namespace(X)
+
+
 def _mlp_forward(layers, X, start=0, stop=None):
     """Activations of layers ``start..stop-1`` applied to the rows of ``X``; tanh after every layer but the last
     of the whole network.  Returns the list ``[X, z_1, ...]`` of layer outputs."""
+    xp = _ns(X)
     stop = len(layers) if stop is None else stop
     acts = [X]
     for k in range(start, stop):
         W, b = layers[k]
-        z = acts[-1] @ W.T + b
-        acts.append(z if k == len(layers) - 1 else np.tanh(z))
+        z = acts[-1] @ xp.matrix_transpose(W) + b
+        acts.append(z if k == len(layers) - 1 else xp.tanh(z))
     return acts
 
 
 def _loss_eq1(layers, X, Y, convention="half_mean"):
     """Eq 1 ``1/2 <|f(x_i) - y_i|^2>`` (``half_mean``), PyTorch ``MSELoss(mean)`` (``mse_mean``: mean over points
     and output coordinates, no 1/2) or the half sum (``half_sum``)."""
+    xp = _ns(X)
     R = _mlp_forward(layers, X)[-1] - Y
     if convention == "half_mean":
-        return 0.5 * np.mean(np.sum(R * R, axis=1))
+        return 0.5 * xp.mean(xp.sum(R * R, axis=1))
     if convention == "mse_mean":
-        return float(np.mean(R * R))
-    return 0.5 * float(np.sum(R * R))
+        return float(xp.mean(R * R))
+    return 0.5 * float(xp.sum(R * R))
 
 
 def _backprop(layers, X, Y, convention="half_mean"):
     """Gradients of the loss in every ``(W, b)`` by backpropagation; ``dL/df_i`` is ``(f_i - y_i)/N`` for Eq 1,
     ``2 (f_i - y_i)/(N dim_y)`` for ``mse_mean`` and ``f_i - y_i`` for ``half_sum``."""
+    xp = _ns(X)
     acts = _mlp_forward(layers, X)
     N, m = Y.shape
     R = acts[-1] - Y
@@ -66,13 +74,16 @@ def _backprop(layers, X, Y, convention="half_mean"):
     grads = [None] * len(layers)
     for k in range(len(layers) - 1, -1, -1):
         W, _ = layers[k]
-        grads[k] = (delta.T @ acts[k], delta.sum(axis=0))
+        grads[k] = (xp.matrix_transpose(delta) @ acts[k], xp.sum(delta, axis=0))
         if k > 0:
             delta = (delta @ W) * (1 - acts[k] ** 2)
     return grads
 
 
 def _flat(layers):
+    if layers and not isinstance(layers[0][0], np.ndarray):
+        xp = xv.namespace(layers[0][0])
+        return xp.concat([xp.concat([xp.reshape(W, (-1,)), b]) for W, b in layers])
     return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in layers])
 
 
@@ -196,10 +207,15 @@ def _loss_outcome(p, convention):
     # per-point functions with correctly rounded dot products (math.fsum), against Eq 1 by the batched float64
     # forward pass of the whole network f_theta.
     L2 = _loss_eq2_split(layers, X, Y, H)
-    L1 = _loss_eq1(layers, X, Y)
+    # array-API path (p.backend): the batched forward pass of Eq 1 and the backpropagation of the convention under
+    # test run in xp; the references (Eq 2 with fsum, the finite differences of Eq 1) stay on the host
+    xp = xv.xp_of(p)
+    lx = [xv.on(xp, W, b) for W, b in layers]
+    Xx, Yx = xv.on(xp, X, Y)
+    L1 = float(_loss_eq1(lx, Xx, Yx))
     loss_tol = _loss_rounding_bound(layers, X, Y)
     # the gradient of the convention under test against the finite-difference gradient of Eq 1
-    g = _flat([(gW, gb) for gW, gb in _backprop(layers, X, Y, convention)])
+    g = _flat([(gW, gb) for gW, gb in _backprop(lx, Xx, Yx, convention)])
     theta = _flat(layers)
     # central differences on at most 400 coordinates (every one when there are fewer; a seeded subset otherwise,
     # always including up to 200 of the last layer's): a width-61 depth-10 net has ~35k parameters and the full
@@ -215,21 +231,24 @@ def _loss_outcome(p, convention):
         th[idx] = sub
         return _loss_eq1(_unflat(th, layers), X, Y)
     (g_fd,), (err,) = fd.gradient_with_error(loss_at, [theta[idx]], h=1e-5)
-    g = g[idx]
+    g = xp.take(g, xp.asarray(idx), axis=0)
+    g_fd_x, err_x = xv.on(xp, g_fd, err)
     # Error model: Eq 2 vs Eq 1: the forward rounding bound of both routes (_loss_rounding_bound).  Gradient: the Richardson error estimate of solvers.fd per entry, with a
     # factor 10 safety on the estimate of the truncation error (the h^2 term of a smooth tanh map).
-    dev = np.abs(g - g_fd)
-    ratio = float(np.max(dev / (10 * err)))
+    dev = xp.abs(g - g_fd_x)
+    ratio = float(xp.max(dev / (10 * err_x)))
+    g_norm = float(xp.linalg.vector_norm(g))
+    dev = xv.asnumpy(dev)
     return Outcome.from_parts(
         {"Eq 2 (per-point encoder o decoder) - Eq 1 (batched f)": (abs(L2 - L1), loss_tol),
          f"backprop ({convention}) vs central differences of Eq 1 (ratio to 10x the fd error)": (ratio, 1.0)},
         f"split at hidden layer {H}; gradient convention {convention}",
         values={"loss_eq1": L1, "loss_eq2": L2, "split_layer": H, "max_gradient_deviation": float(dev.max()),
                 "max_fd_error_estimate": float(err.max()), "n_parameters": int(theta.size),
-                "gradient_ratio_to_eq1": float(np.linalg.norm(g) / max(np.linalg.norm(g_fd), 1e-300))})
+                "gradient_ratio_to_eq1": g_norm / max(float(np.linalg.norm(g_fd)), 1e-300)})
 
 
-@loss.numeric
+@loss.numeric(backends=("numpy", "cupy"))
 def loss_numeric(p):
     """Eq 2 equals Eq 1 at the split, and 1/2 x mean backprop matches finite differences of Eq 1."""
     return _loss_outcome(p, "half_mean")
@@ -238,13 +257,13 @@ def loss_numeric(p):
 loss.property(over=("seed", "n_points", "dim_x", "dim_y", "width", "depth"), max_examples=12)
 
 
-@loss.falsifier("mse_loss_mean", search=("seed",), fixed={"dim_y": 1})
+@loss.falsifier("mse_loss_mean", search=("seed",), fixed={"dim_y": 1}, backends=("numpy", "cupy"))
 def loss_mse_mean(p):
     """PyTorch MSELoss(mean) (no 1/2): gradient 2/dim_y times that of Eq 1 (= 2 for the paper's dim_y = 1)."""
     return _loss_outcome(p, "mse_mean")
 
 
-@loss.falsifier("half_sum", search=("seed",))
+@loss.falsifier("half_sum", search=("seed",), backends=("numpy", "cupy"))
 def loss_half_sum(p):
     """1/2 x the SUM over the data (the convention under which Eq 7 is exact for two points, erratum E1): N times Eq 1."""
     return _loss_outcome(p.replace(n_points=max(p.n_points, 2)), "half_sum")
