@@ -114,24 +114,31 @@ def cs_gradient(xp, fun, X, h=1e-30):
 
 
 def _central(xp, fun, X, h):
+    """Central differences of step ``h`` in every entry, and the largest ``|f|`` evaluated."""
     shape = tuple(X.shape)
     n = math.prod(shape)
     E = xp.reshape(h * xp.eye(n, dtype=xp.float64), (n, *shape))
     Xb = X[None, ...]
-    return xp.reshape((fun(Xb + E) - fun(Xb - E)) / (2 * h), shape)
+    fp, fm = fun(Xb + E), fun(Xb - E)
+    return xp.reshape((fp - fm) / (2 * h), shape), float(xp.max(xp.maximum(xp.abs(fp), xp.abs(fm))))
 
 
-def fd_gradient_with_error(xp, fun, arrays, h=1e-5):
+def fd_gradient_with_error(xp, fun, arrays, h=1e-5, evaluated_scale=False):
     """:func:`solvers.fd.gradient_with_error` batched: gradients of the scalar ``fun(*arrays)`` in each array by
     central differences of steps ``h`` and ``2h`` with the entrywise error estimate ``|d_h - d_2h|/3 +
     4 eps max(|f|, 1)/h``.  ``fun`` must broadcast over a leading axis of any one of its arguments (the stack of
-    perturbed copies; the others are passed unbatched) and return one value per stacked copy."""
+    perturbed copies; the others are passed unbatched) and return one value per stacked copy.
+
+    ``|f|`` is ``|f|`` at the base point (as in solvers.fd), or with ``evaluated_scale`` the largest ``|f|`` among
+    the evaluated points: the rounding of a difference quotient is that of the values it subtracts, which far
+    exceed ``|f(x)|`` when the step moves ``f`` by more than its own size (a large derivative)."""
     base = abs(float(fun(*arrays)))
     grads, errs = [], []
     for k, A in enumerate(arrays):
         def f_k(Y, k=k):
             return fun(*arrays[:k], Y, *arrays[k + 1:])
-        d1, d2 = _central(xp, f_k, A, h), _central(xp, f_k, A, 2 * h)
+        (d1, m1), (d2, m2) = _central(xp, f_k, A, h), _central(xp, f_k, A, 2 * h)
+        scale = max(base, m1, m2) if evaluated_scale else base
         grads.append(d1)
-        errs.append(xp.abs(d1 - d2) / 3 + 4 * EPS * max(base, 1.0) / h)
+        errs.append(xp.abs(d1 - d2) / 3 + 4 * EPS * max(scale, 1.0) / h)
     return grads, errs
