@@ -17,6 +17,7 @@ import sympy as sp
 
 from solvers import fd
 from solvers import twopoint as tp
+from solvers import xp_vanrossem as xv
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.documents import DOCUMENTS
 from theorems.vanrossem._common import FLOOR
@@ -32,32 +33,40 @@ def _mlp_init(rng, widths, gain=1.0):
             for i, o in zip(widths[:-1], widths[1:])]
 
 
+def _ns(X):
+    """The array namespace of ``X`` (host NumPy stays plain NumPy: the finite-difference reference runs there)."""
+    return np if isinstance(X, np.ndarray) else xv.namespace(X)
+
+
 def _mlp_forward(layers, X, start=0, stop=None):
     """Activations of layers ``start..stop-1`` applied to the rows of ``X``; tanh after every layer but the last
     of the whole network.  Returns the list ``[X, z_1, ...]`` of layer outputs."""
+    xp = _ns(X)
     stop = len(layers) if stop is None else stop
     acts = [X]
     for k in range(start, stop):
         W, b = layers[k]
-        z = acts[-1] @ W.T + b
-        acts.append(z if k == len(layers) - 1 else np.tanh(z))
+        z = acts[-1] @ xp.matrix_transpose(W) + b
+        acts.append(z if k == len(layers) - 1 else xp.tanh(z))
     return acts
 
 
 def _loss_eq1(layers, X, Y, convention="half_mean"):
     """Eq 1 ``1/2 <|f(x_i) - y_i|^2>`` (``half_mean``), PyTorch ``MSELoss(mean)`` (``mse_mean``: mean over points
     and output coordinates, no 1/2) or the half sum (``half_sum``)."""
+    xp = _ns(X)
     R = _mlp_forward(layers, X)[-1] - Y
     if convention == "half_mean":
-        return 0.5 * np.mean(np.sum(R * R, axis=1))
+        return 0.5 * xp.mean(xp.sum(R * R, axis=1))
     if convention == "mse_mean":
-        return float(np.mean(R * R))
-    return 0.5 * float(np.sum(R * R))
+        return float(xp.mean(R * R))
+    return 0.5 * float(xp.sum(R * R))
 
 
 def _backprop(layers, X, Y, convention="half_mean"):
     """Gradients of the loss in every ``(W, b)`` by backpropagation; ``dL/df_i`` is ``(f_i - y_i)/N`` for Eq 1,
     ``2 (f_i - y_i)/(N dim_y)`` for ``mse_mean`` and ``f_i - y_i`` for ``half_sum``."""
+    xp = _ns(X)
     acts = _mlp_forward(layers, X)
     N, m = Y.shape
     R = acts[-1] - Y
@@ -65,13 +74,16 @@ def _backprop(layers, X, Y, convention="half_mean"):
     grads = [None] * len(layers)
     for k in range(len(layers) - 1, -1, -1):
         W, _ = layers[k]
-        grads[k] = (delta.T @ acts[k], delta.sum(axis=0))
+        grads[k] = (xp.matrix_transpose(delta) @ acts[k], xp.sum(delta, axis=0))
         if k > 0:
             delta = (delta @ W) * (1 - acts[k] ** 2)
     return grads
 
 
 def _flat(layers):
+    if layers and not isinstance(layers[0][0], np.ndarray):
+        xp = xv.namespace(layers[0][0])
+        return xp.concat([xp.concat([xp.reshape(W, (-1,)), b]) for W, b in layers])
     return np.concatenate([np.concatenate([W.ravel(), b]) for W, b in layers])
 
 
@@ -195,10 +207,15 @@ def _loss_outcome(p, convention):
     # per-point functions with correctly rounded dot products (math.fsum), against Eq 1 by the batched float64
     # forward pass of the whole network f_theta.
     L2 = _loss_eq2_split(layers, X, Y, H)
-    L1 = _loss_eq1(layers, X, Y)
+    # array-API path (p.backend): the batched forward pass of Eq 1 and the backpropagation of the convention under
+    # test run in xp; the references (Eq 2 with fsum, the finite differences of Eq 1) stay on the host
+    xp = xv.xp_of(p)
+    lx = [xv.on(xp, W, b) for W, b in layers]
+    Xx, Yx = xv.on(xp, X, Y)
+    L1 = float(_loss_eq1(lx, Xx, Yx))
     loss_tol = _loss_rounding_bound(layers, X, Y)
     # the gradient of the convention under test against the finite-difference gradient of Eq 1
-    g = _flat([(gW, gb) for gW, gb in _backprop(layers, X, Y, convention)])
+    g = _flat([(gW, gb) for gW, gb in _backprop(lx, Xx, Yx, convention)])
     theta = _flat(layers)
     # central differences on at most 400 coordinates (every one when there are fewer; a seeded subset otherwise,
     # always including up to 200 of the last layer's): a width-61 depth-10 net has ~35k parameters and the full
@@ -214,21 +231,24 @@ def _loss_outcome(p, convention):
         th[idx] = sub
         return _loss_eq1(_unflat(th, layers), X, Y)
     (g_fd,), (err,) = fd.gradient_with_error(loss_at, [theta[idx]], h=1e-5)
-    g = g[idx]
+    g = xp.take(g, xp.asarray(idx), axis=0)
+    g_fd_x, err_x = xv.on(xp, g_fd, err)
     # Error model: Eq 2 vs Eq 1: the forward rounding bound of both routes (_loss_rounding_bound).  Gradient: the Richardson error estimate of solvers.fd per entry, with a
     # factor 10 safety on the estimate of the truncation error (the h^2 term of a smooth tanh map).
-    dev = np.abs(g - g_fd)
-    ratio = float(np.max(dev / (10 * err)))
+    dev = xp.abs(g - g_fd_x)
+    ratio = float(xp.max(dev / (10 * err_x)))
+    g_norm = float(xp.linalg.vector_norm(g))
+    dev = xv.asnumpy(dev)
     return Outcome.from_parts(
         {"Eq 2 (per-point encoder o decoder) - Eq 1 (batched f)": (abs(L2 - L1), loss_tol),
          f"backprop ({convention}) vs central differences of Eq 1 (ratio to 10x the fd error)": (ratio, 1.0)},
         f"split at hidden layer {H}; gradient convention {convention}",
         values={"loss_eq1": L1, "loss_eq2": L2, "split_layer": H, "max_gradient_deviation": float(dev.max()),
                 "max_fd_error_estimate": float(err.max()), "n_parameters": int(theta.size),
-                "gradient_ratio_to_eq1": float(np.linalg.norm(g) / max(np.linalg.norm(g_fd), 1e-300))})
+                "gradient_ratio_to_eq1": g_norm / max(float(np.linalg.norm(g_fd)), 1e-300)})
 
 
-@loss.numeric
+@loss.numeric(backends=("numpy", "cupy"))
 def loss_numeric(p):
     """Eq 2 equals Eq 1 at the split, and 1/2 x mean backprop matches finite differences of Eq 1."""
     return _loss_outcome(p, "half_mean")
@@ -237,13 +257,13 @@ def loss_numeric(p):
 loss.property(over=("seed", "n_points", "dim_x", "dim_y", "width", "depth"), max_examples=12)
 
 
-@loss.falsifier("mse_loss_mean", search=("seed",), fixed={"dim_y": 1})
+@loss.falsifier("mse_loss_mean", search=("seed",), fixed={"dim_y": 1}, backends=("numpy", "cupy"))
 def loss_mse_mean(p):
     """PyTorch MSELoss(mean) (no 1/2): gradient 2/dim_y times that of Eq 1 (= 2 for the paper's dim_y = 1)."""
     return _loss_outcome(p, "mse_mean")
 
 
-@loss.falsifier("half_sum", search=("seed",))
+@loss.falsifier("half_sum", search=("seed",), backends=("numpy", "cupy"))
 def loss_half_sum(p):
     """1/2 x the SUM over the data (the convention under which Eq 7 is exact for two points, erratum E1): N times Eq 1."""
     return _loss_outcome(p.replace(n_points=max(p.n_points, 2)), "half_sum")
@@ -411,28 +431,35 @@ effective = Claim(
 
 
 def _eff_outcome(p):
-    x1, x2, y1, y2, Dh, Dy, ybar = _eff_instance(p)
+    """Array-API path: the Eq 6 field, the central differences of Eq 16 (every entry of a block perturbed in one
+    stacked evaluation, the same steps and Richardson estimate as solvers.fd) and the directional derivative in
+    ``xp``."""
+    xp = xv.xp_of(p)
+    x1, x2, y1, y2, Dh, Dy, ybar = xv.on(xp, *_eff_instance(p))
     taus = (p.tau_ybar, p.tau_h, p.tau_y)
-    field = _eq6_field(ybar, Dh, Dy, x1, x2, y1, y2, taus)
-    grads, errs = fd.gradient_with_error(lambda yb, A, B: _loss16(yb, A, B, x1, x2, y1, y2), [ybar, Dh, Dy])
+    field = xv.eq6_field(xp, ybar, Dh, Dy, x1, x2, y1, y2, taus)
+    grads, errs = xv.fd_gradient_with_error(xp, lambda yb, A, B: xv.loss16(xp, yb, A, B, x1, x2, y1, y2), [ybar, Dh, Dy])
     parts = {}
     for name, F, G, E, tau in zip(("ybar", "D_h", "D_y"), field, grads, errs, taus):
         # error model: the fd Richardson estimate per entry (x10 safety), scaled by 1/tau like the field
         parts[f"Eq 6 field of {name} vs -(1/tau) fd gradient of Eq 16"] = (
-            float(np.max(np.abs(F + G / tau) / (10 * E / tau))), 1.0)
-    # dL/dt along the field, by a central difference in the step size e (L is a polynomial of degree 4 in e)
-    def L_along(e):
-        e = float(np.asarray(e).ravel()[0])
-        return _loss16(ybar + e * field[0], Dh + e * field[1], Dy + e * field[2], x1, x2, y1, y2)
-    (dLdt,), (err_t,) = fd.gradient_with_error(lambda e: L_along(e), [np.zeros(1)], h=1e-5)
-    predicted = -sum(float(np.sum(G * G)) / tau for G, tau in zip(grads, taus))
-    parts["dL/dt = -sum |grad|^2/tau (directional fd)"] = (abs(float(dLdt[0]) - predicted),
-                                                          10 * float(err_t[0]) + 1e-8 * abs(predicted))
+            float(xp.max(xp.abs(F + G / tau) / (10 * E / tau))), 1.0)
+
+    # dL/dt along the field, by a central difference in the step size e (L is a polynomial of degree 4 in e);
+    # E has shape (..., 1): a stack of step sizes
+    def L_along(E):
+        e = E[..., 0]
+        return xv.loss16(xp, ybar + e[..., None] * field[0], Dh + e[..., None, None] * field[1],
+                         Dy + e[..., None, None] * field[2], x1, x2, y1, y2)
+    (dLdt,), (err_t,) = xv.fd_gradient_with_error(xp, L_along, [xp.zeros(1, dtype=xp.float64)], h=1e-5)
+    predicted = -sum(float(xp.sum(G * G)) / tau for G, tau in zip(grads, taus))
+    dLdt, err_t = float(dLdt[0]), float(err_t[0])
+    parts["dL/dt = -sum |grad|^2/tau (directional fd)"] = (abs(dLdt - predicted), 10 * err_t + 1e-8 * abs(predicted))
     return Outcome.from_parts(parts, "Eq 6 = gradient flow of Eq 16 with per-block rates", values={
-        "loss": _loss16(ybar, Dh, Dy, x1, x2, y1, y2), "dL_dt": float(dLdt[0]), "dL_dt_predicted": predicted})
+        "loss": float(xv.loss16(xp, ybar, Dh, Dy, x1, x2, y1, y2)), "dL_dt": dLdt, "dL_dt_predicted": predicted})
 
 
-@effective.numeric
+@effective.numeric(backends=("numpy", "cupy"))
 def effective_numeric(p):
     """The effective field is -(1/tau) grad Eq 16 block-wise (finite differences), and the loss decreases along it."""
     return _eff_outcome(p)
@@ -441,20 +468,24 @@ def effective_numeric(p):
 effective.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_ybar", "tau_h", "tau_y", "scale"), max_examples=12)
 
 
-@effective.falsifier("deep_linear_parametrisation", search=("seed",))
+@effective.falsifier("deep_linear_parametrisation", search=("seed",), backends=("numpy", "cupy"))
 def effective_deep_linear(p):
     """A 3-layer linear net (D_y = W_3 W_2): the induced D_y velocity is not -(1/tau_y) dL/dD_y for any scalar tau_y."""
+    xp = xv.xp_of(p)
     rng = np.random.default_rng(p.seed + 1)
     x1, x2, y1, y2, Dh, Dy, ybar = _eff_instance(p)
     W3 = p.scale * rng.standard_normal((p.dim_y, p.hidden))
     W2 = rng.standard_normal((p.hidden, p.hidden))
+    x1, x2, y1, y2, Dh, W3, W2 = xv.on(xp, x1, x2, y1, y2, Dh, W3, W2)
     Dy = W3 @ W2
     dX, dY = x2 - x1, y2 - y1
-    G = 0.25 * np.outer(Dy @ Dh @ dX - dY, Dh @ dX)        # dL/dD_y (Eq 16, true factor)
-    induced = -(G @ W2.T @ W2 + W3 @ W3.T @ G)              # d(W3 W2)/dt under unit-rate parameter GD
+    dh = xv.mv(xp, Dh, dX)
+    G = 0.25 * xv.outer(xp, xv.mv(xp, Dy, dh) - dY, dh)     # dL/dD_y (Eq 16, true factor)
+    T = xp.matrix_transpose
+    induced = -(G @ T(W2) @ W2 + W3 @ T(W3) @ G)             # d(W3 W2)/dt under unit-rate parameter GD
     # best scalar rate c: induced ~ -c G (least squares); residual relative to |induced|
-    c = -float(np.sum(induced * G) / max(np.sum(G * G), 1e-300))
-    res = float(np.linalg.norm(induced + c * G) / max(np.linalg.norm(induced), 1e-300))
+    c = -float(xp.sum(induced * G)) / max(float(xp.sum(G * G)), 1e-300)
+    res = float(xp.linalg.vector_norm(induced + c * G)) / max(float(xp.linalg.vector_norm(induced)), 1e-300)
     # error model: rounding of the matrix products, 50 eps (hidden + dim_y) relative
     return Outcome(residual=res, tolerance=50 * EPS * (p.hidden + p.dim_y), values={
         "best_scalar_rate": c, "relative_misfit": res},
@@ -508,28 +539,35 @@ def _rv_state(p):
 
 
 def _rv_outcome(p, predict):
-    x1, x2, y1, y2, Dh, Dy = _rv_state(p)
+    """Array-API path: the Eq 6 field, the reduced variables and the central difference in time (steps h and 2h
+    stacked) in ``xp``."""
+    xp = xv.xp_of(p)
+    x1, x2, y1, y2, Dh, Dy = xv.on(xp, *_rv_state(p))
     g = tp.EQ7_FACTOR if p.gradients == "eq17" else tp.TRUE_FACTOR
-    _, fDh, _ = _eq6_field(np.zeros(p.dim_y), Dh, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
+    _, fDh, _ = xv.eq6_field(xp, xp.zeros(p.dim_y, dtype=xp.float64), Dh, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
     dX, dY = x2 - x1, y2 - y1
-    a, b = float(dX @ dX), float(dY @ dY)
-    dh = Dh @ dX
-    dy = Dy @ dh
-    u, v = float(dh @ dh), float(dy @ dy)
-    w = v - float(dy @ dY)
+    a, b = float(xv.dot(xp, dX, dX)), float(xv.dot(xp, dY, dY))
+    dh = xv.mv(xp, Dh, dX)
+    dy = xv.mv(xp, Dy, dh)
+    u, v = float(xv.dot(xp, dh, dh)), float(xv.dot(xp, dy, dy))
+    dydY = float(xv.dot(xp, dy, dY))
+    w = v - dydY
 
-    def u_along(e):
-        e = float(np.asarray(e).ravel()[0])
-        d = (Dh + e * fDh) @ dX
-        return float(d @ d)
-    (du,), (err,) = fd.gradient_with_error(u_along, [np.zeros(1)], h=1e-4)
+    def u_along(E):
+        d = xv.mv(xp, Dh + E[..., 0][..., None, None] * fDh, dX)
+        return xv.dot(xp, d, d)
+    # rounding of the difference quotient: 4 eps max|u(+-h)|, |u(+-2h)| / h (evaluated_scale). A large velocity
+    # (tau_h = 1.7e-4, scale = 44: |d(dh)/dt| h ~ 1e4 |dh|) makes u(+-h) ~ 1e8 u(0), whose rounding the base-point
+    # term 4 eps max(u(0), 1)/h of solvers.fd missed (sweep seed 31337: refuted at 36 vs 0.15, relative 9e-13)
+    (du,), (err,) = xv.fd_gradient_with_error(xp, u_along, [xp.zeros(1, dtype=xp.float64)], h=1e-4,
+                                              evaluated_scale=True)
     du, err = float(du[0]), float(err[0])
     pred = predict(a, b, u, v, w, p.tau_h, p.tau_y) * (2 * g)    # Eq 7 in units of the chosen gradient factor
-    cos = float(dy @ dY) / max(math.sqrt(v * b), 1e-300)
+    cos = dydY / max(math.sqrt(v * b), 1e-300)
     w_angle = v - math.sqrt(v * b) * cos
-    # error model: fd error estimate (rounding; the truncation vanishes for a quadratic) x10, plus the rounding of
-    # the prediction, 16 eps |a/tau_h| (|v| + |dy.dY|)
-    tol_v = 10 * err + 16 * EPS * a / p.tau_h * (abs(v) + abs(float(dy @ dY)))
+    # error model: fd error estimate (rounding of the values the quotient subtracts; the truncation vanishes for a
+    # quadratic) x10, plus the rounding of the prediction, 16 eps |a/tau_h| (|v| + |dy.dY|)
+    tol_v = 10 * err + 16 * EPS * a / p.tau_h * (abs(v) + abs(dydY))
     return Outcome.from_parts(
         {"d|dh|^2/dt vs prediction": (abs(du - pred), tol_v),
          "w = v - sqrt(v b) cos(theta)": (abs(w - w_angle), 16 * EPS * (abs(v) + math.sqrt(v * b)))},
@@ -538,7 +576,7 @@ def _rv_outcome(p, predict):
                 "gradient_factor": g})
 
 
-@velocity.numeric
+@velocity.numeric(backends=("numpy", "cupy"))
 def velocity_numeric(p):
     """d|dh|^2/dt along Eq 6 equals -(a/tau_h) w (times 2g) at a random, unaligned state."""
     return _rv_outcome(p, lambda a, b, u, v, w, th, ty: -a / th * w)
@@ -552,7 +590,7 @@ velocity.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "s
     "square": "The 'square' variant of Eq 51: d|dh|^2/dt = -(a/tau_h) w^2.",
     "output_norm_only": "Velocity from |dy|^2 alone (no alignment with the targets): -(a/tau_h) v.",
     "decoder_time_constant": {"description": "tau_y in place of tau_h: -(a/tau_y) w.", "search": ("seed", "tau_y")},
-}, search=("seed",))
+}, search=("seed",), backends=("numpy", "cupy"))
 def _(p, variant):
     return _rv_outcome(p, {
         "square": lambda a, b, u, v, w, th, ty: -a / th * w * w,
@@ -627,25 +665,30 @@ intuition = Claim(
 )
 
 
-@intuition.numeric
+@intuition.numeric(backends=("numpy", "cupy"))
 def intuition_numeric(p):
     """Delta y = 0 gives d|dh|^2/dt = -(a/tau_h)|dy|^2 <= 0; dh = 0 with Delta y != 0 gives d^2|dh|^2/dt^2 > 0."""
-    x1, x2, y1, y2, Dh, Dy = _rv_state(p)
+    xp = xv.xp_of(p)   # array-API path: every product and norm below in xp, scalars brought back
+    x1, x2, y1, y2, Dh, Dy = xv.on(xp, *_rv_state(p))
+    mv, dot, nrm = (lambda A, x: xv.mv(xp, A, x)), (lambda x, y: float(xv.dot(xp, x, y))), \
+        (lambda x: float(xp.linalg.vector_norm(x)))
+    DyT = xp.matrix_transpose(Dy)
+    zero = xp.zeros(p.dim_y, dtype=xp.float64)
     g = tp.EQ7_FACTOR if p.gradients == "eq17" else tp.TRUE_FACTOR
     dX = x2 - x1
-    a = float(dX @ dX)
+    a = dot(dX, dX)
     # (i) equal targets
-    _, fDh, _ = _eq6_field(np.zeros(p.dim_y), Dh, Dy, x1, x2, y1, y1, (1.0, p.tau_h, p.tau_y), g)
-    dh, dhdot = Dh @ dX, fDh @ dX
-    du = 2 * float(dh @ dhdot)
-    v = float((Dy @ dh) @ (Dy @ dh))
+    _, fDh, _ = xv.eq6_field(xp, zero, Dh, Dy, x1, x2, y1, y1, (1.0, p.tau_h, p.tau_y), g)
+    dh, dhdot = mv(Dh, dX), mv(fDh, dX)
+    du = 2 * dot(dh, dhdot)
+    v = dot(mv(Dy, dh), mv(Dy, dh))
     pred_i = -2 * g * a / p.tau_h * v
     # (ii) coincident representations: project D_h so that D_h dX = 0
-    Dh0 = Dh - np.outer(Dh @ dX, dX) / a
-    _, fDh0, _ = _eq6_field(np.zeros(p.dim_y), Dh0, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
-    sdot = fDh0 @ dX
-    d2u = 2 * float(sdot @ sdot)                       # u = |dh|^2 with dh(0) = 0: u'' = 2 |dh'|^2
-    pred_ii = 2 * (g * a / p.tau_h) ** 2 * float(np.sum((Dy.T @ (y2 - y1)) ** 2))
+    Dh0 = Dh - xv.outer(xp, mv(Dh, dX), dX) / a
+    _, fDh0, _ = xv.eq6_field(xp, zero, Dh0, Dy, x1, x2, y1, y2, (1.0, p.tau_h, p.tau_y), g)
+    sdot = mv(fDh0, dX)
+    d2u = 2 * dot(sdot, sdot)                          # u = |dh|^2 with dh(0) = 0: u'' = 2 |dh'|^2
+    pred_ii = 2 * (g * a / p.tau_h) ** 2 * float(xp.sum(mv(DyT, y2 - y1) ** 2))
     scale_i = 2 * g * a / p.tau_h * (v + abs(du))
     # (ii) error model: sdot = -(g a/tau_h) D_y^T r with r = D_y dh - dY, evaluated at the projected dh of size
     # delta = |D_h0 dX| (not exactly 0 after rounding) with rounding c EPS per product (c = 4 x summed dims).
@@ -654,20 +697,19 @@ def intuition_numeric(p):
     # x 4 |D_y^T dY|.  Relative to pred_ii this is amplified by |D_y||dY| / |D_y^T dY| when D_y^T dY cancels.
     k = g * a / p.tau_h
     c = 4 * (p.dim_x + p.hidden + p.dim_y)
-    nDy, ndY, ndX = np.linalg.norm(Dy), np.linalg.norm(y2 - y1), math.sqrt(a)
-    delta = float(np.linalg.norm(Dh0 @ dX))
-    r0 = Dy @ (Dh0 @ dX) - (y2 - y1)
-    e_s = k * nDy * (nDy * delta + c * EPS * (nDy * np.linalg.norm(Dh0) * ndX + ndY)) + k * c * EPS * nDy * np.linalg.norm(r0)
-    ns = float(np.linalg.norm(sdot))
-    tol_ii = 2 * (2 * ns * e_s + e_s ** 2) + 4 * k ** 2 * c * EPS * nDy * ndY * float(np.linalg.norm(Dy.T @ (y2 - y1)))
+    nDy, ndY, ndX = nrm(Dy), nrm(y2 - y1), math.sqrt(a)
+    delta = nrm(mv(Dh0, dX))
+    r0 = mv(Dy, mv(Dh0, dX)) - (y2 - y1)
+    e_s = k * nDy * (nDy * delta + c * EPS * (nDy * nrm(Dh0) * ndX + ndY)) + k * c * EPS * nDy * nrm(r0)
+    ns = nrm(sdot)
+    tol_ii = 2 * (2 * ns * e_s + e_s ** 2) + 4 * k ** 2 * c * EPS * nDy * ndY * nrm(mv(DyT, y2 - y1))
     return Outcome.from_parts(
         {"(i) du/dt + (2g a/tau_h)|dy|^2 (equal targets)": (abs(du - pred_i), 32 * EPS * max(scale_i, 1e-300)),
          "(i) du/dt <= 0": (max(du, 0.0), 32 * EPS * max(scale_i, 1e-300)),
          "(ii) u'' at dh = 0 vs 2 (g a/tau_h)^2 |D_y^T dY|^2": (abs(d2u - pred_ii), max(tol_ii, 1e-300)),
          "(ii) u'' > 0": (0.0 if d2u > 0 else 1.0, 0.5)},
         "the two mechanisms of §4.3 in the effective theory",
-        values={"du_dt_equal_targets": du, "d2u_dt2_coincident": d2u, "dh_after_projection": float(
-            np.linalg.norm(Dh0 @ dX))})
+        values={"du_dt_equal_targets": du, "d2u_dt2_coincident": d2u, "dh_after_projection": delta})
 
 
 intuition.property(over=("seed", "dim_x", "hidden", "dim_y", "tau_h", "tau_y", "scale", "gradients"),

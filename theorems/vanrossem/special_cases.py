@@ -16,6 +16,7 @@ import sympy as sp
 from scipy.special import ndtr
 
 from solvers import twopoint as tp
+from solvers import xp_vanrossem as xv
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.vanrossem._common import ATOL, EPS, FLOOR, RTOL, flow_params, validate_initial
 
@@ -570,27 +571,28 @@ def random_features_reproduction(p):
 
 # ===========================================================================
 # 4. The linearisation about the mean (Eq 5/15, catalogue M5 with the cubic sharpening)
-def _mlp(seed, dim_x, width, depth, act):
+def _mlp_params(seed, dim_x, width, depth):
+    """The layers of :func:`_mlp` (same seeded draws) and the generator, positioned after them."""
     rng = np.random.default_rng(seed)
     dims = [dim_x] + [width] * depth
     Ws = [rng.standard_normal((dims[i + 1], dims[i])) / math.sqrt(dims[i]) * 1.5 for i in range(depth)]
     bs = [0.3 * rng.standard_normal(dims[i + 1]) for i in range(depth)]
-    f, df = {"tanh": (np.tanh, lambda z: 1 - np.tanh(z) ** 2),
-             "softplus": (lambda z: np.logaddexp(0, z), lambda z: 1 / (1 + np.exp(-z)))}[act]
+    return Ws, bs, rng
 
-    def h(x):
-        for W, bb in zip(Ws, bs):
-            x = f(W @ x + bb)
-        return x
 
-    def jac(x):
-        J = np.eye(dim_x)
-        for W, bb in zip(Ws, bs):
-            z = W @ x + bb
-            J = df(z)[:, None] * (W @ J)
-            x = f(z)
-        return J
-    return h, jac, rng
+def _mlp_batch(xp, Ws, bs, act, X):
+    """``h`` and its Jacobian at every row of the stack ``X`` (shape ``(B, dim_x)``), in ``xp``: the forward pass
+    and the chain rule of :func:`_mlp`, batched over the points."""
+    if act == "tanh":
+        f, df = xp.tanh, (lambda z: 1 - xp.tanh(z) ** 2)
+    else:
+        f, df = (lambda z: xp.logaddexp(xp.zeros_like(z), z)), (lambda z: 1 / (1 + xp.exp(-z)))
+    J = xp.broadcast_to(xp.eye(X.shape[-1], dtype=xp.float64), (X.shape[0], X.shape[-1], X.shape[-1]))
+    for W, bb in zip(Ws, bs):
+        z = X @ xp.matrix_transpose(W) + bb
+        J = df(z)[..., None] * (W @ J)
+        X = f(z)
+    return X, J
 
 
 def _validate_lin(p):
@@ -630,27 +632,35 @@ linearisation = Claim(
 
 
 def _lin_slopes(p, centre="mean"):
-    h, jac, rng = _mlp(p.seed, p.dim_x, p.width, p.depth, p.act)
+    """Array-API path: the random map is drawn on the host; its forward pass and Jacobian are evaluated in ``xp`` on
+    the stack of all the points of the four halvings at once (x_1, x_2, the expansion centres and the mean)."""
+    xp = xv.xp_of(p)
+    Ws, bs, rng = _mlp_params(p.seed, p.dim_x, p.width, p.depth)
     Wy = rng.standard_normal((2, p.width)) / math.sqrt(p.width)
-
-    def y(x):
-        return np.tanh(Wy @ h(x))
-
-    def jy(x):
-        z = Wy @ h(x)
-        return (1 - np.tanh(z) ** 2)[:, None] * (Wy @ jac(x))
     xbar = rng.standard_normal(p.dim_x) * 0.5
     d = rng.standard_normal(p.dim_x)
     d /= np.linalg.norm(d)
     eps = p.eps_max / 2.0 ** np.arange(4)
-    diff_h, diff_y, point = [], [], []
-    for e in eps:
-        x1, x2 = xbar - e * d / 2, xbar + e * d / 2
-        c = xbar if centre == "mean" else x1
-        Jh, Jy = jac(c), jy(c)
-        diff_h.append(np.linalg.norm(h(x2) - h(x1) - Jh @ (x2 - x1)))
-        diff_y.append(np.linalg.norm(y(x2) - y(x1) - Jy @ (x2 - x1)))
-        point.append(np.linalg.norm(h(x1) - h(xbar) - 0.5 * jac(xbar) @ (x1 - x2)))
+    X1, X2 = xbar - eps[:, None] * d / 2, xbar + eps[:, None] * d / 2
+    C = np.broadcast_to(xbar, X1.shape) if centre == "mean" else X1
+    k = len(eps)
+    P = xv.on(xp, np.concatenate([X1, X2, C, xbar[None, :]]))
+    Wsx = [xv.on(xp, W) for W in Ws]
+    bsx = [xv.on(xp, b) for b in bs]
+    Wyx = xv.on(xp, Wy)
+    hP, JP = _mlp_batch(xp, Wsx, bsx, p.act, P)
+    zy = hP @ xp.matrix_transpose(Wyx)
+    yP = xp.tanh(zy)
+    JyP = (1 - xp.tanh(zy) ** 2)[..., None] * (Wyx @ JP)
+    h1, h2, hc, hm = hP[:k, :], hP[k:2 * k, :], hP[2 * k:3 * k, :], hP[3 * k:, :]
+    y1, y2 = yP[:k, :], yP[k:2 * k, :]
+    Jh, Jy, Jm = JP[2 * k:3 * k, ...], JyP[2 * k:3 * k, ...], JP[3 * k:, ...]
+    dX = P[k:2 * k, :] - P[:k, :]
+    nrm = lambda x: xv.asnumpy(xp.linalg.vector_norm(x, axis=-1))  # noqa: E731
+    diff_h = nrm(h2 - h1 - xv.mv(xp, Jh, dX))
+    diff_y = nrm(y2 - y1 - xv.mv(xp, Jy, dX))
+    point = nrm(h1 - hm - 0.5 * xv.mv(xp, Jm, P[:k, :] - P[k:2 * k, :]))
+    del hc
     sl = lambda err: np.log2(np.array(err[:-1]) / np.array(err[1:]))  # noqa: E731
     return eps, np.array(diff_h), np.array(diff_y), np.array(point), sl(diff_h), sl(diff_y), sl(point)
 
@@ -676,7 +686,7 @@ def _lin_outcome(p, centre="mean"):
                          "xlabel": "|Delta x|", "ylabel": "error", "title": "Eq 5: cubic difference, quadratic point"}})
 
 
-@linearisation.numeric
+@linearisation.numeric(backends=("numpy", "cupy"))
 def linearisation_numeric(p):
     """Difference error slope 3 (h and y o h) and pointwise error slope 2 on a random smooth MLP."""
     return _lin_outcome(p)
@@ -685,7 +695,7 @@ def linearisation_numeric(p):
 linearisation.property(over=("seed", "dim_x", "width", "depth", "act", "eps_max"), max_examples=15)
 
 
-@linearisation.falsifier("expand_about_x1", search=("seed",))
+@linearisation.falsifier("expand_about_x1", search=("seed",), backends=("numpy", "cupy"))
 def linearisation_about_x1(p):
     """Jacobian taken at x_1 instead of the mean: the difference error is only O(|Delta x|^2) (slope 2, not 3)."""
     return _lin_outcome(p, centre="x1")
@@ -787,38 +797,44 @@ def _lin_instance(p):
     return Dh, Dy, yb, X, Y
 
 
-def _net_loss_grads(W1, W2, b2, Xin, Y):
-    """Two-layer linear network f(x) = W2 W1 x + b2, loss 1/2 mean_i |f(x_i) - y_i|^2, backprop gradients."""
-    H = Xin @ W1.T
-    R = H @ W2.T + b2 - Y
-    L = 0.25 * np.sum(R * R)
-    return L, 0.5 * (W2.T @ R.T) @ Xin, 0.5 * R.T @ H, 0.5 * R.sum(axis=0)
+def _net_loss_grads(xp, W1, W2, b2, Xin, Y):
+    """Two-layer linear network f(x) = W2 W1 x + b2, loss 1/2 mean_i |f(x_i) - y_i|^2, backprop gradients (xp)."""
+    T = xp.matrix_transpose
+    H = Xin @ T(W1)
+    R = H @ T(W2) + b2 - Y
+    return 0.25 * xp.sum(R * R), 0.5 * (T(W2) @ T(R)) @ Xin, 0.5 * T(R) @ H, 0.5 * xp.sum(R, axis=0)
 
 
 def _linear_outcome(p, centred=True):
-    Dh, Dy, yb, X, Y = _lin_instance(p)
-    dX, dY = X[1] - X[0], Y[1] - Y[0]
-    dh, dy = Dh @ dX, Dy @ Dh @ dX
+    """Array-API path: the effective theory's loss and gradients and the network's forward pass and backprop on
+    the two data points, all in ``xp``; only the norms of the differences come back."""
+    xp = xv.xp_of(p)
+    Dh, Dy, yb, X, Y = xv.on(xp, *_lin_instance(p))
+    mv, nrm = (lambda A, x: xv.mv(xp, A, x)), (lambda x: float(xp.linalg.vector_norm(x)))
+    dX, dY = X[1, :] - X[0, :], Y[1, :] - Y[0, :]
+    dh = mv(Dh, dX)
+    dy = mv(Dy, dh)
     # the effective theory (Eqs 5, 16) and its gradients (Eq 17 with the correct factor 1/4)
     pred = [yb - 0.5 * dy, yb + 0.5 * dy]
-    L_eff = 0.25 * sum(float(np.sum((pr - y) ** 2)) for pr, y in zip(pred, Y))
-    g_h = 0.25 * np.outer(Dy.T @ (dy - dY), dX)
-    g_y = 0.25 * np.outer(dy - dY, dh)
-    g_b = yb - 0.5 * (Y[0] + Y[1])
-    Xin = X - X.mean(axis=0) if centred else X
-    L_net, n_h, n_y, n_b = _net_loss_grads(Dh, Dy, yb, Xin, Y)
+    L_eff = 0.25 * sum(float(xp.sum((pr - Y[i, :]) ** 2)) for i, pr in enumerate(pred))
+    g_h = 0.25 * xv.outer(xp, mv(xp.matrix_transpose(Dy), dy - dY), dX)
+    g_y = 0.25 * xv.outer(xp, dy - dY, dh)
+    g_b = yb - 0.5 * (Y[0, :] + Y[1, :])
+    Xin = X - xp.mean(X, axis=0) if centred else X
+    L_net, n_h, n_y, n_b = _net_loss_grads(xp, Dh, Dy, yb, Xin, Y)
+    L_net = float(L_net)
     # rounding: every quantity is a sum of products of at most 4 factors of the data: 64 eps times the sum of
     # the absolute values of the terms (bounded by the products of the norms)
-    s = (1 + np.linalg.norm(Dh) * np.linalg.norm(Dy)) * (1 + np.linalg.norm(X)) + np.linalg.norm(Y) + np.linalg.norm(yb)
+    s = (1 + nrm(Dh) * nrm(Dy)) * (1 + nrm(X)) + nrm(Y) + nrm(yb)
     tol = 64 * EPS * s * s * max(p.dim_x, p.hidden, p.dim_y)
     return Outcome.from_parts(
-        {"loss": (abs(L_eff - L_net), tol), "dL/dD_h": (float(np.linalg.norm(g_h - n_h)), tol),
-         "dL/dD_y": (float(np.linalg.norm(g_y - n_y)), tol), "dL/dybar": (float(np.linalg.norm(g_b - n_b)), tol)},
+        {"loss": (abs(L_eff - L_net), tol), "dL/dD_h": (nrm(g_h - n_h), tol),
+         "dL/dD_y": (nrm(g_y - n_y), tol), "dL/dybar": (nrm(g_b - n_b), tol)},
         f"effective theory vs two-layer linear network ({'centred' if centred else 'raw'} inputs)",
         values={"L_effective": L_eff, "L_network": L_net, "scale": s})
 
 
-@linear_net.numeric
+@linear_net.numeric(backends=("numpy", "cupy"))
 def linear_net_numeric(p):
     """Loss and gradients of the effective theory = those of the two-layer linear network with output bias."""
     return _linear_outcome(p)
@@ -827,7 +843,7 @@ def linear_net_numeric(p):
 linear_net.property(over=("seed", "dim_x", "hidden", "dim_y"), max_examples=15)
 
 
-@linear_net.falsifier("uncentred_inputs", search=("seed",))
+@linear_net.falsifier("uncentred_inputs", search=("seed",), backends=("numpy", "cupy"))
 def linear_net_uncentred(p):
     """The same network fed the raw (uncentred) inputs: its loss and gradients differ from the effective theory."""
     return _linear_outcome(p, centred=False)
@@ -1119,7 +1135,7 @@ def _gd_instance(p):
     def grad(theta):
         i, j = Dh.size, Dh.size + Dy.size
         W1, W2, b2 = theta[:i].reshape(shapes[0]), theta[i:j].reshape(shapes[1]), theta[j:]
-        _, g1, g2, gb = _net_loss_grads(W1, W2, b2, Xc, Y)
+        _, g1, g2, gb = _net_loss_grads(np, W1, W2, b2, Xc, Y)   # CPU-only: a GD loop of up to 1e6 steps
         return np.concatenate([g1.ravel(), g2.ravel(), gb.ravel()])
     return theta0, grad
 
