@@ -29,6 +29,8 @@ from scipy import stats
 from scipy.integrate import solve_ivp
 
 from solvers import resnet_train as rt
+from solvers import xp_sander1 as xk
+from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.sander.linear_resnet import _flow, _psi_init, _thr_corrected, grad, loss, opn, prods
 
@@ -159,18 +161,22 @@ e18 = Claim(
 
 
 def _defect(p, N):
+    """Array API (NumPy, array-api-strict, CuPy): the instance is drawn on the host; gradients, merged weights,
+    defect and operator norms are stacked arrays on ``xp``."""
     psi, Sig, B = _h2_instance(p)
     th = np.array([psi(j / (2 * N)) for j in range(1, 2 * N + 1)])
-    dth = -2 * N * grad(th, Sig, B)
-    a, b, da, db = th[0::2], th[1::2], dth[0::2], dth[1::2]        # theta_{2n-1}, theta_{2n}
+    xp = xp_of(p)
+    th, Sig, B = on(xp, th, Sig, B)
+    dth = -2 * N * xk.lin_grad(xp, th, Sig, B)
+    a, b, da, db = th[0::2, ...], th[1::2, ...], dth[0::2, ...], dth[1::2, ...]        # theta_{2n-1}, theta_{2n}
     tt = (a + b) / 2 + b @ a / (4 * N)
     dtt = (da + db) / 2 + (db @ a + b @ da) / (4 * N)
-    R = dtt + N * grad(tt, Sig, B)
-    l_merged, l_deep = loss(tt, Sig, B), loss(th, Sig, B)
-    return max(opn(x) for x in R), l_merged, l_deep, max(opn(x) for x in dtt)
+    R = dtt + N * xk.lin_grad(xp, tt, Sig, B)
+    l_merged, l_deep = float(xk.lin_loss(xp, tt, Sig, B)), float(xk.lin_loss(xp, th, Sig, B))
+    return float(xp.max(xk.opnorm(xp, R))), l_merged, l_deep, float(xp.max(xk.opnorm(xp, dtt)))
 
 
-@e18.numeric
+@e18.numeric(backends=("numpy", "cupy"))
 def _(p):
     """N max ||R_n|| / sqrt(l) is N-independent (10 %), and the merged net has the 2N-net's loss."""
     R1, l1, ld1, v1 = _defect(p, p.N)
@@ -188,7 +194,7 @@ def _(p):
 e18.property(over=("N", "d", "seed"), max_examples=10)
 
 
-@e18.falsifier("stated")
+@e18.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed dynamics d theta~/dt = -N nabla~: the defect is 3.4e-2 at N = 4, not rounding."""
     R, l, _, v = _defect(p, p.N)
@@ -360,26 +366,31 @@ def _pairs(p):
     return u, u2, v, v + dv
 
 
-def _joint(g, K, p):
-    u, u2, v, v2 = _pairs(p)
-    lhs = np.abs(g(u, v) - g(u2, v2))
-    rhs = K * (np.abs(u - u2) + np.abs(v - v2))
-    i = int(np.argmax(lhs - rhs))
-    return Outcome(residual=float(np.max(lhs - rhs)), tolerance=8 * EPS * 3,
+def _lip_g(xp, eps):
+    return lambda u, v: xp.tanh(u) + xp.tanh(v / eps)
+
+
+def _joint(g, K, p, xp):
+    """Array API: the pairs are drawn on the host and moved to ``xp``; both sides on ``xp``."""
+    u, u2, v, v2 = on(xp, *_pairs(p))
+    gap = xp.abs(g(u, v) - g(u2, v2)) - K * (xp.abs(u - u2) + xp.abs(v - v2))
+    i = int(xp.argmax(gap))
+    return Outcome(residual=float(xp.max(gap)), tolerance=8 * EPS * 3,
                    values={"K": K, "worst_pair": [float(u[i]), float(v[i]), float(u2[i]), float(v2[i])]},
                    message="max over pairs of |g(u,v) - g(u',v')| - K(|u-u'| + |v-v'|)")
 
 
-@lip.numeric
+@lip.numeric(backends=("numpy", "cupy"))
 def _(p):
     """tanh(u) + tanh(v/eps) with K = max(1, 1/eps) satisfies the joint (corrected) inequality."""
-    return _joint(lambda u, v: np.tanh(u) + np.tanh(v / p.eps), max(1.0, 1.0 / p.eps), p)
+    xp = xp_of(p)
+    return _joint(_lip_g(xp, p.eps), max(1.0, 1.0 / p.eps), p, xp)
 
 
 lip.property(over=("seed",), max_examples=10)
 
 
-@lip.falsifier("stated")
+@lip.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The same g = tanh(u) + tanh(v/eps) and the same pairs as the numeric check; the constant is the one the PRINTED
     definition gives, K_printed = sup|d_u g| = 1 (the printed inequality compares g(u, v) with g(u', v), so only u moves;
@@ -387,15 +398,16 @@ def _(p):
     Prop 3.8), in the joint bound |g(u,v) - g(u',v')| <= K(|u-u'| + |v-v'|): it fails by the v-slope 1/eps - 1.  The
     two sides differ only in v' versus v, the erratum's difference; the corrected numeric check (K = max(1, 1/eps))
     certifies on the same g and pairs."""
-    g = lambda u, v: np.tanh(u) + np.tanh(v / p.eps)
+    xp = xp_of(p)
+    g = _lip_g(xp, p.eps)
     K_printed = 1.0                                              # sup_u |d/du tanh(u)|
-    u, u2, v, v2 = _pairs(p)
-    printed = float(np.max(np.abs(g(u, v) - g(u2, v)) - K_printed * (np.abs(u - u2) + np.abs(v - v2))))
+    u, u2, v, v2 = on(xp, *_pairs(p))
+    printed = float(xp.max(xp.abs(g(u, v) - g(u2, v)) - K_printed * (xp.abs(u - u2) + xp.abs(v - v2))))
     tol = 8 * EPS * 3
     if printed > tol:
         return inconclusive(f"g violates the printed condition with K = {K_printed} (excess {printed:.3e}): "
                             "not a function the printed definition admits")
-    out = _joint(g, K_printed, p)
+    out = _joint(g, K_printed, p, xp)
     out.values["printed_condition_residual"] = printed
     out.values["K_corrected"] = max(1.0, 1.0 / p.eps)
     return out
@@ -445,19 +457,25 @@ def _aa(p, with_L_term=True):
         s[: n // 2] = np.clip(j / (L - 1) - 1e-9, 0, 1)
         s2[: n // 2] = np.clip(j / (L - 1) + 1e-9, 0, 1)
         t2[: n // 2] = t[: n // 2]
-    k = np.minimum(np.floor((L - 1) * s).astype(int), L - 1)
-    k2 = np.minimum(np.floor((L - 1) * s2).astype(int), L - 1)
-    lhs = np.linalg.norm(np.cos(t)[:, None] * W[k] - np.cos(t2)[:, None] * W[k2], axis=1)
-    rhs = C * np.abs(t - t2) + C * np.abs(s - s2) + (C / L if with_L_term else 0.0)
-    return Outcome(residual=float(np.max(lhs - rhs)), tolerance=16 * EPS * C,
-                   values={"max_lhs_minus_rhs": float(np.max(lhs - rhs)),
-                           "tightness": float(np.max(lhs / rhs)) if np.all(rhs > 0) else math.inf,
+    # array API (NumPy, array-api-strict, CuPy): the walk and the pairs are drawn on the host, the grid index
+    # floor((L-1)s), the gather Z^L(s, t) and both sides of (3.26) are computed on xp
+    xp = xp_of(p)
+    Wx, s, s2, t, t2 = on(xp, W, s, s2, t, t2)
+    k = xp.astype(xp.clip(xp.floor((L - 1) * s), 0, L - 1), xp.int64)
+    k2 = xp.astype(xp.clip(xp.floor((L - 1) * s2), 0, L - 1), xp.int64)
+    lhs = xp.linalg.vector_norm(xp.expand_dims(xp.cos(t), axis=1) * xp.take(Wx, k, axis=0)
+                                - xp.expand_dims(xp.cos(t2), axis=1) * xp.take(Wx, k2, axis=0), axis=1)
+    rhs = C * xp.abs(t - t2) + C * xp.abs(s - s2) + (C / L if with_L_term else 0.0)
+    gap = float(xp.max(lhs - rhs))
+    return Outcome(residual=gap, tolerance=16 * EPS * C,
+                   values={"max_lhs_minus_rhs": gap,
+                           "tightness": float(xp.max(lhs / rhs)) if bool(xp.all(rhs > 0)) else math.inf,
                            "max_consecutive": float(
                        np.max(np.linalg.norm(np.diff(W, axis=0), axis=1))) if L > 1 else 0.0},
                    message="max over pairs of LHS - RHS of (3.26)")
 
 
-@aa.numeric
+@aa.numeric(backends=("numpy", "cupy"))
 def _(p):
     """(3.26) on random and grid-straddling pairs."""
     return _aa(p)
@@ -468,7 +486,7 @@ aa.property(over=("L", "seed"), max_examples=15)
 aa.tightness(over=("L", "C", "p_dim", "seed"), max_examples=15, witnesses=[{"L": 64, "seed": 0}])
 
 
-@aa.falsifier("no_1_over_L_term")
+@aa.falsifier("no_1_over_L_term", backends=("numpy", "cupy"))
 def _(p):
     """Without C/L: s, s' 2e-9 apart across a grid point give LHS ~ C/L > C |s - s'|."""
     return _aa(p, with_L_term=False)
