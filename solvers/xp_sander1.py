@@ -200,3 +200,8 @@ def rt_grads(xp, X, Y, A, V, W, B, act: str, variant: str = "true"):
         dW[k] = c / sq * T((Puse @ V[k, ...]) * ds) @ H[k]
         P = Pin
     return loss, T(P) @ X, xp.stack(dV, axis=0), xp.stack(dW, axis=0), dB
+
+
+def mv(xp, A, x):
+    """``A x`` for stacks of matrices ``A (..., m, n)`` and vectors ``x (..., n)``."""
+    return (A @ xp.expand_dims(x, axis=-1))[..., 0]
