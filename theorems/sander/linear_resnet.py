@@ -737,19 +737,20 @@ def _pde_err(p, N, printed, maps):
     Sig, _ = _spd(p.d, 0.5, 1.2, rng)
     psi = _psi_init(p.d, rng)
     B = rng.standard_normal((p.d, p.d))
-    fwd, bwd, K = maps(psi)
+    fwd, bwd, K = maps(psi)          # flow maps by scipy expm: CPU (host), moved to xp once
     th = np.array([psi(n / N) for n in range(1, N + 1)])
-    g = N * grad(th, Sig, B, "appendix" if printed else "true")
-    R10 = fwd[K]
-    err = 0.0
-    for n in range(1, N + 1):
-        k = round(n / N * K)
-        if printed:
-            F = -fwd[k].T @ (R10 - B) @ fwd[K - k].T          # Pi_{:s} = 'solution at time s', Pi_{s:} = 'at time 1-s', no Sigma
-        else:
-            F = -2 * bwd[k].T @ (R10 - B) @ Sig @ fwd[k].T
-        err = max(err, float(np.linalg.norm(-g[n - 1] - F)))
-    return err
+    # array API (NumPy, array-api-strict, CuPy): the discrete field and the limit field at every s = n/N stacked
+    xp = xp_of(p)
+    T = xp.matrix_transpose
+    ks = [round(n / N * K) for n in range(1, N + 1)]
+    th, Sig, B = on(xp, th, Sig, B)
+    g = N * xk.lin_grad(xp, th, Sig, B, "appendix" if printed else "true")
+    R10 = on(xp, fwd[K])
+    if printed:   # Pi_{:s} = 'solution at time s', Pi_{s:} = 'at time 1-s', no Sigma
+        F = -T(on(xp, np.array([fwd[k] for k in ks]))) @ (R10 - B) @ T(on(xp, np.array([fwd[K - k] for k in ks])))
+    else:
+        F = -2 * T(on(xp, np.array([bwd[k] for k in ks]))) @ (R10 - B) @ Sig @ T(on(xp, np.array([fwd[k] for k in ks])))
+    return float(xp.max(xp.linalg.matrix_norm(-g - F)))
 
 
 def _pde_outcome(p, printed):
@@ -767,7 +768,7 @@ def _pde_outcome(p, printed):
                 f"({'printed' if printed else 'corrected'} field)")
 
 
-@pde.numeric
+@pde.numeric(backends=("numpy", "cupy"))
 def _(p):
     """The discrete field -N nabla_n converges at rate 1/N to the corrected limit field at s = n/N."""
     return _pde_outcome(p, printed=False)
@@ -776,7 +777,7 @@ def _(p):
 pde.property(over=("N", "d", "seed"), max_examples=5)
 
 
-@pde.falsifier("stated")
+@pde.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """Printed field (no Sigma, Pi_{:s} = R(s,0), Pi_{s:} = R(1-s,0)): the gap to the discrete field does not vanish."""
     return _pde_outcome(p, printed=True)
@@ -833,27 +834,33 @@ def _l213(p):
         x0 = rng.standard_normal(d)
         x0 /= np.linalg.norm(x0)
     N = p.N
-    y = [x0]
+    # array API (NumPy, array-api-strict, CuPy): the Euler recursion is an xp array update (psi(n/N) sampled on the
+    # host and moved once); the DOP853 reference is scipy (CPU), its values moved to xp; the K-sup and the operator
+    # norms of d_s psi + psi^2 over the 2001-point grid are stacked xp computations
+    xp = xp_of(p)
+    Ps = on(xp, np.array([psi(n / N) for n in range(N)]))
+    y = [on(xp, x0)]
     for n in range(N):
-        y.append(y[-1] + psi(n / N) @ y[-1] / N)
-    y = np.array(y)
+        y.append(y[-1] + xk.mv(xp, Ps[n, ...], y[-1]) / N)
+    y = xp.stack(y)
     sol = solve_ivp(lambda s, x: psi(s) @ x, (0, 1), x0, method="DOP853", rtol=1e-12, atol=1e-14, dense_output=True)
-    X = sol.sol(np.arange(N + 1) / N).T
-    err = float(np.max(np.linalg.norm(y - X, axis=1)))
+    X = on(xp, sol.sol(np.arange(N + 1) / N).T)
+    err = float(xp.max(xp.linalg.vector_norm(y - X, axis=1)))
     sg = np.linspace(0, 1, 2001)
-    G = [dpsi(s) + psi(s) @ psi(s) for s in sg]
-    xg = sol.sol(sg).T
-    traj = np.array([np.linalg.norm(g @ x) for g, x in zip(G, xg)])
-    op = np.array([opn(g) for g in G])
+    P, D = on(xp, np.array([psi(s) for s in sg]), np.array([dpsi(s) for s in sg]))
+    G = D + P @ P
+    xg = on(xp, sol.sol(sg).T)
+    traj = xp.linalg.vector_norm(xk.mv(xp, G, xg), axis=1)
+    op = xk.opnorm(xp, G)
     # grid sup + (ds/2) x Lipschitz estimate (x1.5), as in sander.euler_error_bound
-    corr = lambda v: float(v.max() + 0.5 / 2000 * 1.5 * np.max(np.abs(np.diff(v))) * 2000)
+    corr = lambda v: float(xp.max(v)) + 0.5 / 2000 * 1.5 * float(xp.max(xp.abs(v[1:] - v[:-1]))) * 2000
     C_traj, C_op = corr(traj), corr(op)
     k = (math.exp(0.5) - 1) / N
     tol = 4 * N * (d + 2) * EPS * math.exp(0.5) + 1e-10      # Euler rounding + DOP853 reference
     return err, k * C_traj, k * C_op, tol
 
 
-@l213.numeric
+@l213.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Euler error against (e^{1/2}-1)/N sup_s ||(d_s psi + psi^2) x(s)|| (the notation section's K-sup)."""
     err, b, bop, tol = _l213(p)
@@ -865,7 +872,7 @@ def _(p):
 l213.property(over=("N", "d", "seed", "family"), max_examples=12)
 
 
-@l213.falsifier("operator_norm_reading", fixed={"family": "constant", "N": 32})
+@l213.falsifier("operator_norm_reading", fixed={"family": "constant", "N": 32}, backends=("numpy", "cupy"))
 def _(p):
     """||d_s psi + psi^2|| read as sup_s of the operator norm: psi = I/2 gives 0.206/N > 0.162/N."""
     err, b, bop, tol = _l213(p)
