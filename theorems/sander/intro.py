@@ -499,6 +499,15 @@ p12 = Claim(
 )
 
 
+def _p12_euler(f, E1, E2, x, N):
+    """The ResNet x_{n+1} = x_n + f(x_n, theta_n)/N (the states x_1..x_N), an xp array update."""
+    xs = []
+    for n in range(N):
+        x = x + f(E1[n, ...], E2[n, ...], x) / N
+        xs.append(x)
+    return xs
+
+
 @p12.numeric(backends=("numpy", "cupy"))
 def _(p):
     """max_n |x_n - X(n/N)| against (e^L - 1) C_N / (2 N L) on a smooth tanh field."""
@@ -534,10 +543,7 @@ def _(p):
     ss = np.linspace(0, 1, 513)
     Lip = float(xp.max(xk.opnorm(xp, at(W2, ss)) * xk.opnorm(xp, at(W1, ss))))
     E1, E2 = at(W1, [n / p.N for n in range(p.N)]), at(W2, [n / p.N for n in range(p.N)])
-    x, xs = ref[0], []
-    for n in range(p.N):
-        x = x + f(E1[n, ...], E2[n, ...], x) / p.N
-        xs.append(x)
+    xs = _p12_euler(f, E1, E2, ref[0], p.N)
     R = xp.stack([ref[(n + 1) * (M // p.N)] for n in range(p.N)])
     err = float(xp.max(xp.linalg.vector_norm(xp.stack(xs) - R, axis=1)))
     bound = (math.exp(Lip) - 1) / (2 * p.N * Lip) * C * 1.02
