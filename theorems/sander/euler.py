@@ -25,7 +25,8 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 
 from solvers import resnet_ode as ro
-from solvers.fd import gradient_with_error
+from solvers.xp import on, xp_of
+from solvers.xp_sander1 import fd_gradients
 from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -453,8 +454,8 @@ backprop = Claim(
             Param.int("d", 3, 1, 6, "dimension", search=(1, 5)),
             Param.seed("seed"),
             Param.choice("family", "iid", ("iid", "smooth"), "weight family")],
-    notes="Numeric: the kernel solvers.resnet_ode.euler_backward (which is (2.3) for f = tanh(Wx+b)) against central "
-          "finite differences (solvers.fd, Richardson error estimate x10) for the gradients in W_n, b_n and x_0. "
+    notes="Numeric: (2.3) for f = tanh(Wx+b) as an array-API recursion (the kernel solvers.resnet_ode.euler_backward "
+          "with --backend numba) against central finite differences (solvers.fd, Richardson error estimate x10) for the gradients in W_n, b_n and x_0. "
           "Symbolic: one explicit Euler step of -pdot = d_x phi^T p backwards with step 1/N from s = n/N, with "
           "d_x phi frozen at the left point (x_{n-1}, theta_{n-1}), is the second formula of (2.3).",
     catalogue="sander_part1 §2.1 C2.2",
@@ -462,40 +463,61 @@ backprop = Claim(
 )
 
 
+def _euler_forward_xp(xp, x0, W, b, N):
+    """Euler ResNet x_{n+1} = x_n + tanh(W_n x_n + b_n)/N on xp, broadcast over leading batch axes of
+    ``x0 (..., 1, d)``, ``W (..., N, d, d)``, ``b (..., N, d)``; the list of states."""
+    xs = [x0]
+    for n in range(N):
+        u = xp.tanh(xs[-1] @ xp.matrix_transpose(W[..., n, :, :]) + xp.expand_dims(b[..., n, :], axis=-2))
+        xs.append(xs[-1] + u / N)
+    return xs
+
+
 def _bp(p, transpose=True):
+    """Array API (NumPy, array-api-strict, CuPy): (2.3) as an xp array recursion (the Numba kernel
+    ro.euler_backward on --backend numba), and every finite-difference perturbation of (W, b, x0) as one batched
+    Euler forward pass (solvers.xp_sander1.fd_gradients)."""
     rng = np.random.default_rng(p.seed)
     gen = ro.iid_weights if p.family == "iid" else ro.smooth_weights
     W, b = gen(p.N, p.d, rng)
     x0, y = rng.standard_normal((2, 1, p.d))
-    xs = ro.euler_forward_numpy(x0, W, b, p.N)
-    gN = xs[-1] - y
-    if transpose:
-        dW, db, g0 = ro.euler_backward(xs, W, b, gN, p.N)
-    else:                              # 'drop the transpose': g_{n-1} = g_n + (1/N) d_x f g_n
-        dW, db = np.zeros_like(W), np.zeros_like(b)
-        g = gN.copy()
+    xp = xp_of(p)
+    T = xp.matrix_transpose
+    Wx, bx, x0x, yx = on(xp, W, b, x0, y)
+    xs = _euler_forward_xp(xp, x0x, Wx, bx, p.N)
+    gN = xs[-1] - yx
+    if transpose and p.backend == "numba":
+        dW, db, g0 = on(xp, *ro.euler_backward(np.stack([np.asarray(x) for x in xs]), W, b, np.asarray(gN), p.N))
+    else:
+        dW, db = [None] * p.N, [None] * p.N
+        g = gN
         for n in range(p.N - 1, -1, -1):
-            u = np.tanh(xs[n] @ W[n].T + b[n])
+            u = xp.tanh(xs[n] @ T(Wx[n, ...]) + bx[n, ...])
             a = g * (1 - u * u) / p.N
-            dW[n], db[n] = a.T @ xs[n], a.sum(0)
-            g = g + ((1 - u * u) * (g @ W[n].T)) / p.N
-        g0 = g
+            dW[n], db[n] = T(a) @ xs[n], xp.sum(a, axis=0)
+            if transpose:              # (2.3): g_{n-1} = [I + (1/N) d_x f]^T g_n
+                g = g + a @ Wx[n, ...]
+            else:                      # 'drop the transpose': g_{n-1} = g_n + (1/N) d_x f g_n
+                g = g + ((1 - u * u) * (g @ T(Wx[n, ...]))) / p.N
+        dW, db, g0 = xp.stack(dW), xp.stack(db), g
 
     def loss(W_, b_, x_):
-        return ro.half_sq_loss(ro.euler_forward_numpy(x_, W_, b_, p.N)[-1], y)[0]
-    (fW, fb, fx), (eW, eb, ex) = gradient_with_error(loss, [W, b, x0], h=1e-5)
-    dev = max(float(np.max(np.abs(dW - fW) - 10 * eW)), float(np.max(np.abs(db - fb) - 10 * eb)),
-              float(np.max(np.abs(g0 - fx) - 10 * ex)))
-    rel = float(np.abs(g0 - fx).max() / max(np.abs(fx).max(), 1e-300))
-    return Outcome(residual=max(dev, 0.0), tolerance=1e-12 * max(1.0, float(np.abs(fx).max())),
+        r = _euler_forward_xp(xp, x_, W_, b_, p.N)[-1] - yx
+        return 0.5 * xp.sum(r * r, axis=(-2, -1))
+    (fW, fb, fx), (eW, eb, ex) = fd_gradients(xp, loss, [Wx, bx, x0x], h=1e-5)
+    dev = max(float(xp.max(xp.abs(dW - fW) - 10 * eW)), float(xp.max(xp.abs(db - fb) - 10 * eb)),
+              float(xp.max(xp.abs(g0 - fx) - 10 * ex)))
+    fxmax, fWmax = float(xp.max(xp.abs(fx))), float(xp.max(xp.abs(fW)))
+    rel = float(xp.max(xp.abs(g0 - fx))) / max(fxmax, 1e-300)
+    return Outcome(residual=max(dev, 0.0), tolerance=1e-12 * max(1.0, fxmax),
                    values={"grad_x0_relative_error": rel, "grad_W_relative_error":
-                           float(np.abs(dW - fW).max() / max(np.abs(fW).max(), 1e-300)),
-                           "fd_error_estimate": float(max(eW.max(), eb.max(), ex.max()))},
+                           float(xp.max(xp.abs(dW - fW))) / max(fWmax, 1e-300),
+                           "fd_error_estimate": max(float(xp.max(eW)), float(xp.max(eb)), float(xp.max(ex)))},
                    message=f"(2.3){'' if transpose else ' without transpose'} vs central FD: relative error in "
                            f"grad x0 {rel:.2e} (excess over the FD error estimate x10: {max(dev, 0):.2e})")
 
 
-@backprop.numeric
+@backprop.numeric(backends=("numpy", "numba", "cupy"))
 def _(p):
     """(2.3) (kernel) against central finite differences in W_n, b_n and x_0."""
     return _bp(p)
@@ -504,7 +526,7 @@ def _(p):
 backprop.property(over=("N", "d", "seed", "family"), max_examples=12)
 
 
-@backprop.falsifier("drop_transpose", search=("seed",), fixed={"d": 3})
+@backprop.falsifier("drop_transpose", search=("seed",), fixed={"d": 3}, backends=("numpy", "cupy"))
 def _(p):
     """[I + d_x f/N] instead of its transpose: wrong whenever d_x f = diag(1-u^2) W is not symmetric."""
     return _bp(p, transpose=False)

@@ -16,7 +16,8 @@ import numpy as np
 import sympy as sp
 from scipy.integrate import solve_ivp
 
-from solvers.fd import gradient_with_error
+from solvers import xp_sander1 as xk
+from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -50,9 +51,10 @@ bp = Claim(
 )
 
 
-def _mlp(x, W1, b, W2):
-    z = np.tanh(W1 @ x + b)
-    return W2 @ z, z
+def _mlp(xp, x, W1, b, W2):
+    """f(x, theta) = W2 tanh(W1 x + b) and tanh(W1 x + b), broadcast over leading batch axes."""
+    z = xp.tanh(xk.mv(xp, W1, x) + b)
+    return xk.mv(xp, W2, z), z
 
 
 def _bp_inst(p):
@@ -63,41 +65,47 @@ def _bp_inst(p):
     return W1, b, W2, rng.standard_normal(p.d), rng.standard_normal(p.d)
 
 
-def _bp_loss(W1, b, W2, x0, y):
+def _bp_loss(xp, W1, b, W2, x0, y):
+    """|x_N - y|^2 for every instance of a batch (leading axis on W1, b, W2, x0)."""
     x = x0
-    for n in range(W1.shape[0]):
-        x = x + _mlp(x, W1[n], b[n], W2[n])[0]
-    return float(np.sum((x - y) ** 2))
+    for n in range(W1.shape[-3]):
+        x = x + _mlp(xp, x, W1[..., n, :, :], b[..., n, :], W2[..., n, :, :])[0]
+    return xp.sum((x - y) ** 2, axis=-1)
 
 
-def _bp_grads(W1, b, W2, x0, y, identity=True):
+def _bp_grads(xp, W1, b, W2, x0, y, identity=True):
+    T = xp.matrix_transpose
     xs = [x0]
     for n in range(W1.shape[0]):
-        xs.append(xs[-1] + _mlp(xs[-1], W1[n], b[n], W2[n])[0])
+        xs.append(xs[-1] + _mlp(xp, xs[-1], W1[n, ...], b[n, ...], W2[n, ...])[0])
     g = 2 * (xs[-1] - y)
-    G1, Gb, G2 = np.zeros_like(W1), np.zeros_like(b), np.zeros_like(W2)
+    G1, Gb, G2 = [None] * W1.shape[0], [None] * W1.shape[0], [None] * W1.shape[0]
     for n in range(W1.shape[0] - 1, -1, -1):
-        _, z = _mlp(xs[n], W1[n], b[n], W2[n])
-        dz = (W2[n].T @ g) * (1 - z * z)
-        G2[n] = np.outer(g, z)
-        G1[n] = np.outer(dz, xs[n])
+        _, z = _mlp(xp, xs[n], W1[n, ...], b[n, ...], W2[n, ...])
+        dz = xk.mv(xp, T(W2[n, ...]), g) * (1 - z * z)
+        G2[n] = xk.outer(xp, g, z)
+        G1[n] = xk.outer(xp, dz, xs[n])
         Gb[n] = dz
-        g = (g if identity else 0.0) + W1[n].T @ dz          # [I + d_x f]^T g
-    return G1, Gb, G2, g
+        g = (g if identity else 0.0) + xk.mv(xp, T(W1[n, ...]), dz)          # [I + d_x f]^T g
+    return xp.stack(G1), xp.stack(Gb), xp.stack(G2), g
 
 
 def _bp_outcome(p, identity):
-    W1, b, W2, x0, y = _bp_inst(p)
-    G = _bp_grads(W1, b, W2, x0, y, identity)
-    fd, err = gradient_with_error(lambda a, c, e, x: _bp_loss(a, c, e, x, y), [W1, b, W2, x0])
+    """Array API (NumPy, array-api-strict, CuPy): (1.5) on ``xp``, and every finite-difference perturbation of
+    (W1, b, W2, x0) as one batched forward pass (solvers.xp_sander1.fd_gradients)."""
+    xp = xp_of(p)
+    W1, b, W2, x0, y = on(xp, *_bp_inst(p))
+    G = _bp_grads(xp, W1, b, W2, x0, y, identity)
+    fd, err = xk.fd_gradients(xp, lambda a, c, e, x: _bp_loss(xp, a, c, e, x, y), [W1, b, W2, x0])
     parts = {}
     for nm, g, f, e in zip(("W1", "b", "W2", "x0"), G, fd, err):
         # FD error estimate (solvers.fd) x4 + backprop rounding 50 N (d + p) eps |g|
-        parts[nm] = (float(np.max(np.abs(g - f))), 4 * float(np.max(e)) + 50 * p.N * (p.d + p.p) * EPS * max(1.0, float(np.max(np.abs(f)))))
+        parts[nm] = (float(xp.max(xp.abs(g - f))),
+                     4 * float(xp.max(e)) + 50 * p.N * (p.d + p.p) * EPS * max(1.0, float(xp.max(xp.abs(f)))))
     return Outcome.from_parts(parts, "(1.5) against central differences")
 
 
-@bp.numeric
+@bp.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Gradients in theta_n and in the input x_0 from (1.5) against solvers.fd."""
     return _bp_outcome(p, True)
@@ -106,7 +114,7 @@ def _(p):
 bp.property(over=("d", "p", "N", "seed"), max_examples=10)
 
 
-@bp.falsifier("drop_identity", search=("seed",))
+@bp.falsifier("drop_identity", search=("seed",), backends=("numpy", "cupy"))
 def _(p):
     """Backprop through the residual branch only (nabla_{x_{n-1}} = d_x f^T nabla_{x_n}): wrong."""
     return _bp_outcome(p, False)
@@ -491,33 +499,53 @@ p12 = Claim(
 )
 
 
-@p12.numeric
+def _p12_euler(f, E1, E2, x, N):
+    """The ResNet x_{n+1} = x_n + f(x_n, theta_n)/N (the states x_1..x_N), an xp array update."""
+    xs = []
+    for n in range(N):
+        x = x + f(E1[n, ...], E2[n, ...], x) / N
+        xs.append(x)
+    return xs
+
+
+@p12.numeric(backends=("numpy", "cupy"))
 def _(p):
     """max_n |x_n - X(n/N)| against (e^L - 1) C_N / (2 N L) on a smooth tanh field."""
     W1, W2, x0, _, _ = _theta(p)
     dW1 = lambda s, h=1e-6: (W1(s + h) - W1(s - h)) / (2 * h)
     dW2 = lambda s, h=1e-6: (W2(s + h) - W2(s - h)) / (2 * h)
-    f = lambda s, x: W2(s) @ np.tanh(W1(s) @ x)
     M = p.N * math.ceil(2048 / p.N)          # reference grid refining every layer boundary
     h = 1.0 / M
-    x, ref, C = x0, [x0], 0.0
+    # array API (NumPy, array-api-strict, CuPy): Theta(s) is sampled on the host at every RK4 stage time and moved
+    # once; the RK4 reference, the sup of |X''| along it, the Euler recursion and the Lipschitz grid run on xp
+    xp = xp_of(p)
+    mv = lambda A, v: xk.mv(xp, A, v)
+    f = lambda A1, A2, x: mv(A2, xp.tanh(mv(A1, x)))
+
+    def at(fun, ss):
+        return on(xp, np.array([fun(t) for t in ss]))
+    s0, sh, s1 = [i * h for i in range(M + 1)], [i * h + h / 2 for i in range(M)], [i * h + h for i in range(M)]
+    A0, B0, D1, D2 = at(W1, s0), at(W2, s0), at(dW1, s0), at(dW2, s0)
+    Ah, Bh, A1, B1 = at(W1, sh), at(W2, sh), at(W1, s1), at(W2, s1)
+    x = on(xp, x0)
+    ref, xdd = [x], []
     for i in range(M + 1):
-        s = i * h
-        z = np.tanh(W1(s) @ x)
-        phi = W2(s) @ z
-        xdd = dW2(s) @ z + W2(s) @ ((1 - z * z) * (dW1(s) @ x + W1(s) @ phi))   # d_s phi + d_x phi[phi]
-        C = max(C, float(np.linalg.norm(xdd)))
-        if i == M:
+        z = xp.tanh(mv(A0[i, ...], x))
+        phi = mv(B0[i, ...], z)
+        xdd.append(mv(D2[i, ...], z) + mv(B0[i, ...], (1 - z * z) * (mv(D1[i, ...], x) + mv(A0[i, ...], phi))))
+        if i == M:                          # d_s phi + d_x phi[phi] above
             break
-        k1 = f(s, x); k2 = f(s + h / 2, x + h / 2 * k1); k3 = f(s + h / 2, x + h / 2 * k2); k4 = f(s + h, x + h * k3)
+        k1 = f(A0[i, ...], B0[i, ...], x); k2 = f(Ah[i, ...], Bh[i, ...], x + h / 2 * k1)
+        k3 = f(Ah[i, ...], Bh[i, ...], x + h / 2 * k2); k4 = f(A1[i, ...], B1[i, ...], x + h * k3)
         x = x + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
         ref.append(x)
+    C = float(xp.max(xp.linalg.vector_norm(xp.stack(xdd), axis=1)))
     ss = np.linspace(0, 1, 513)
-    Lip = max(float(np.linalg.norm(W2(s), 2) * np.linalg.norm(W1(s), 2)) for s in ss)
-    x, err = x0, 0.0
-    for n in range(p.N):
-        x = x + f(n / p.N, x) / p.N
-        err = max(err, float(np.linalg.norm(x - ref[(n + 1) * (M // p.N)])))
+    Lip = float(xp.max(xk.opnorm(xp, at(W2, ss)) * xk.opnorm(xp, at(W1, ss))))
+    E1, E2 = at(W1, [n / p.N for n in range(p.N)]), at(W2, [n / p.N for n in range(p.N)])
+    xs = _p12_euler(f, E1, E2, ref[0], p.N)
+    R = xp.stack([ref[(n + 1) * (M // p.N)] for n in range(p.N)])
+    err = float(xp.max(xp.linalg.vector_norm(xp.stack(xs) - R, axis=1)))
     bound = (math.exp(Lip) - 1) / (2 * p.N * Lip) * C * 1.02
     return Outcome(residual=err, tolerance=bound, values={"max_error": err, "C_N": C, "L": Lip,
                    "ratio": err / bound, "tightness": err * 1.02 / bound},  # against the bound without the 2%
@@ -613,8 +641,9 @@ def _adj_inst(p):
             rng.standard_normal(p.d), rng.standard_normal(p.d))
 
 
-def _adj_forward(W1, W2, x0, M):
-    f = lambda x: W2 @ np.tanh(W1 @ x)
+def _adj_forward(xp, W1, W2, x0, M):
+    """RK4 with 2M steps of X' = W2 tanh(W1 X), broadcast over leading batch axes."""
+    f = lambda x: xk.mv(xp, W2, xp.tanh(xk.mv(xp, W1, x)))
     h, xs, x = 1.0 / (2 * M), [x0], x0
     for _ in range(2 * M):
         k1 = f(x); k2 = f(x + h / 2 * k1); k3 = f(x + h / 2 * k2); k4 = f(x + h * k3)
@@ -623,15 +652,16 @@ def _adj_forward(W1, W2, x0, M):
     return xs
 
 
-def _adj_grads(W1, W2, x0, y, M, sign):
-    xs = _adj_forward(W1, W2, x0, M)
+def _adj_grads(xp, W1, W2, x0, y, M, sign):
+    xs = _adj_forward(xp, W1, W2, x0, M)
+    T = xp.matrix_transpose
 
     def g(j, a):
-        z = np.tanh(W1 @ xs[j])
-        dz = (W2.T @ a) * (1 - z * z)
-        return sign * (W1.T @ dz), np.outer(dz, xs[j]), np.outer(a, z)
+        z = xp.tanh(xk.mv(xp, W1, xs[j]))
+        dz = xk.mv(xp, T(W2), a) * (1 - z * z)
+        return sign * xk.mv(xp, T(W1), dz), xk.outer(xp, dz, xs[j]), xk.outer(xp, a, z)
     a = 2 * (xs[-1] - y)
-    G1, G2, h = np.zeros_like(W1), np.zeros_like(W2), 1.0 / M
+    G1, G2, h = xp.zeros_like(W1), xp.zeros_like(W2), 1.0 / M
     for i in range(M, 0, -1):           # s from i h to (i - 1) h; half-grid indices 2i, 2i - 1, 2i - 2
         k1 = g(2 * i, a); k2 = g(2 * i - 1, a - h / 2 * k1[0]); k3 = g(2 * i - 1, a - h / 2 * k2[0]); k4 = g(2 * i - 2, a - h * k3[0])
         a = a - h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
@@ -641,21 +671,24 @@ def _adj_grads(W1, W2, x0, y, M, sign):
 
 
 def _adj_outcome(p, sign):
-    W1, W2, x0, y = _adj_inst(p)
-    loss = lambda w1, w2, x: float(np.sum((_adj_forward(w1, w2, x, 64)[-1] - y) ** 2))
-    fd, err = gradient_with_error(loss, [W1, W2, x0], h=1e-5)
-    got = _adj_grads(W1, W2, x0, y, 64, sign)
-    coarse = _adj_grads(W1, W2, x0, y, 32, sign)
+    """Array API (NumPy, array-api-strict, CuPy): the adjoint RK4 sweeps on ``xp``, and the finite differences
+    of the solver's loss as one batched RK4 forward pass over every perturbation."""
+    xp = xp_of(p)
+    W1, W2, x0, y = on(xp, *_adj_inst(p))
+    loss = lambda w1, w2, x: xp.sum((_adj_forward(xp, w1, w2, x, 64)[-1] - y) ** 2, axis=-1)
+    fd, err = xk.fd_gradients(xp, loss, [W1, W2, x0], h=1e-5)
+    got = _adj_grads(xp, W1, W2, x0, y, 64, sign)
+    coarse = _adj_grads(xp, W1, W2, x0, y, 32, sign)
     parts = {}
     for nm, g, gc, f, e, in zip(("grad_x0", "grad_W1", "grad_W2"), got, coarse, (fd[2], fd[0], fd[1]), (err[2], err[0], err[1])):
         # RK4 error of the adjoint ~ |g - g_coarse|/15 (Richardson); the FD loss uses the same solver, whose
         # gradient differs from the exact one by the same order: 2x that, plus the FD estimate, x4
-        tol = 4 * (2 * float(np.max(np.abs(g - gc))) / 15 + float(np.max(e))) + 1e-12
-        parts[nm] = (float(np.max(np.abs(g - f))), tol)
+        tol = 4 * (2 * float(xp.max(xp.abs(g - gc))) / 15 + float(xp.max(e))) + 1e-12
+        parts[nm] = (float(xp.max(xp.abs(g - f))), tol)
     return Outcome.from_parts(parts, "adjoint (1.7) against FD of the solver's loss")
 
 
-@adj.numeric
+@adj.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Adjoint gradients (state and constant parameters) against central differences."""
     return _adj_outcome(p, -1.0)
@@ -664,7 +697,7 @@ def _(p):
 adj.property(over=("d", "p", "seed"), max_examples=4)
 
 
-@adj.falsifier("sign_flipped", search=("seed",))
+@adj.falsifier("sign_flipped", search=("seed",), backends=("numpy", "cupy"))
 def _(p):
     """d/ds grad_X = +d_X f^T grad_X (sign dropped): gradients wrong."""
     return _adj_outcome(p, 1.0)

@@ -26,7 +26,8 @@ import sympy as sp
 from scipy import stats
 
 from solvers import resnet_train as rt
-from solvers.fd import gradient_with_error
+from solvers import xp_sander1 as xk
+from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -176,23 +177,30 @@ def _bp_outcome(p, variant):
         if np.min(np.abs(pre)) < 4 * h * 10:
             return inconclusive("a ReLU pre-activation lies within the finite-difference stencil of the kink",
                                 min_abs_preactivation=float(np.min(np.abs(pre))))
+    # array API (NumPy, array-api-strict, CuPy): backprop on xp (the Numba kernel on --backend numba), and every
+    # finite-difference perturbation of (A, V, W, B) as one batched forward pass (solvers.xp_sander1.fd_gradients)
+    xp = xp_of(p)
+    Xx, Yx, Ax, Vx, Wx, Bx = on(xp, X, Y, A, V, W, B)
     if variant == "true" and p.backend == "numba":
         _, *g = rt.grads(X, Y, A, V, W, B, p.act)
+        g = on(xp, *g)
     else:
-        _, *g = rt.grads_numpy(X, Y, A, V, W, B, p.act, variant=variant)
-    fd, err = gradient_with_error(lambda a, v, w, b: rt.loss_numpy(X, Y, a, v, w, b, p.act), [A, V, W, B], h=h)
+        _, *g = xk.rt_grads(xp, Xx, Yx, Ax, Vx, Wx, Bx, p.act, variant=variant)
+    fd, err = xk.fd_gradients(xp, lambda a, v, w, b: xk.rt_loss(xp, Xx, Yx, a, v, w, b, p.act),
+                              [Ax, Vx, Wx, Bx], h=h)
     parts, rel = {}, {}
     for nm, gi, fi, ei in zip("AVWB", g, fd, err):
         # error model: fd.gradient_with_error's entrywise estimate (Richardson truncation + cancellation),
         # x4 safety, plus backprop rounding ~ 50 (q + m) L eps |g|
-        tol = 4 * float(np.max(ei)) + 50 * (p.q + p.m) * p.L * EPS * max(1.0, float(np.max(np.abs(fi))))
-        parts[nm] = (float(np.max(np.abs(gi - fi))), tol)
-        rel[nm] = float(np.max(np.abs(gi - fi)) / max(np.max(np.abs(fi)), 1e-300))
+        fmax = float(xp.max(xp.abs(fi)))
+        tol = 4 * float(xp.max(ei)) + 50 * (p.q + p.m) * p.L * EPS * max(1.0, fmax)
+        parts[nm] = (float(xp.max(xp.abs(gi - fi))), tol)
+        rel[nm] = parts[nm][0] / max(fmax, 1e-300)
     return Outcome.from_parts(parts, f"max |backprop - FD| per block ({variant})",
                               {"relative_error": rel, "variant": variant, "fd_step": h})
 
 
-@backprop.numeric(backends=("numpy", "numba"))
+@backprop.numeric(backends=("numpy", "numba", "cupy"))
 def _(p):
     """All four gradients of the corrected backprop against central differences."""
     return _bp_outcome(p, "true")
@@ -204,7 +212,7 @@ backprop.property(over=("n", "d", "dp", "q", "m", "L", "act", "seed"), max_examp
 @backprop.falsifier({
     "stated": "(3.13) as printed (no transpose of the Jacobian): relative error O(1) (catalogue 2.57 on p_0).",
     "index_p_k_minus_1": "(3.15) as printed, with p_{k-1}: error O(1/L), 0.12 relative at L = 4 (catalogue).",
-}, search=("seed", "L"))
+}, search=("seed", "L"), backends=("numpy", "cupy"))
 def _(p, variant):
     return _bp_outcome(p, {"stated": "printed_313", "index_p_k_minus_1": "printed_315"}[variant])
 
@@ -501,35 +509,47 @@ def _profiles(p, alias=False):
     return Vf, Wf, X
 
 
-def _ode_out(p, Vf, Wf, X, L=None, nsteps=4096):
+def _ode_out(p, xp, Vf, Wf, X, L=None, nsteps=4096, chunk=1024):
+    """RK4 of the neural ODE on ``xp`` (array API): the profiles at the stage times s, s + h/2, s + h of each
+    step are evaluated on the host and moved ``chunk`` steps at a time; the state update is an xp array update."""
     sq, sm = math.sqrt(p.q), math.sqrt(p.m)
+    T = xp.matrix_transpose
 
-    def f(s, H):
-        return rt.activation(H @ Wf(s, L).T / sq, p.act)[0] @ Vf(s, L).T / sm
-    H, h = X.copy(), 1.0 / nsteps
-    for i in range(nsteps):
-        s = i * h
-        k1 = f(s, H); k2 = f(s + h / 2, H + h / 2 * k1); k3 = f(s + h / 2, H + h / 2 * k2); k4 = f(s + h, H + h * k3)
-        H = H + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+    def f(Vs, Ws, H):
+        return xk.activation(xp, H @ T(Ws) / sq, p.act)[0] @ T(Vs) / sm
+    H, h = X, 1.0 / nsteps
+    for i0 in range(0, nsteps, chunk):
+        idx = range(i0, min(i0 + chunk, nsteps))
+        st = [(i * h, i * h + h / 2, i * h + h) for i in idx]
+        Vs = on(xp, np.array([[Vf(s, L) for s in row] for row in st]))
+        Ws = on(xp, np.array([[Wf(s, L) for s in row] for row in st]))
+        for j in range(len(st)):
+            V0, V1, V2 = Vs[j, 0, ...], Vs[j, 1, ...], Vs[j, 2, ...]
+            W0, W1, W2 = Ws[j, 0, ...], Ws[j, 1, ...], Ws[j, 2, ...]
+            k1 = f(V0, W0, H); k2 = f(V1, W1, H + h / 2 * k1); k3 = f(V1, W1, H + h / 2 * k2); k4 = f(V2, W2, H + h * k3)
+            H = H + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
     return H
 
 
-def _resnet_out(p, Vf, Wf, X, L):
+def _resnet_out(p, xp, Vf, Wf, X, L):
     V = np.array([Vf(k / L, L) for k in range(1, L + 1)])
     W = np.array([Wf(k / L, L) for k in range(1, L + 1)])
-    I = np.eye(p.q)
-    _, F = rt.forward_numpy(X, I, V, W, I, p.act)
+    I = xp.eye(p.q, dtype=xp.float64)
+    _, F = xk.rt_forward(xp, X, I, *on(xp, V, W), I, p.act)
     return F
 
 
 def _prop32_outcome(p, alias):
+    """Array API (NumPy, array-api-strict, CuPy): the reference RK4 and the ResNet forward passes run on ``xp``."""
     Ls = _ladder(p)
     Vf, Wf, X = _profiles(p, alias)
+    xp = xp_of(p)
+    X = on(xp, X)
     errs = []
-    ref = None if alias else _ode_out(p, Vf, Wf, X, None, nsteps=1024)
+    ref = None if alias else _ode_out(p, xp, Vf, Wf, X, None, nsteps=1024)
     for L in Ls:
-        ode = _ode_out(p, Vf, Wf, X, L, nsteps=16 * L) if alias else ref
-        errs.append(float(np.max(np.linalg.norm(ode - _resnet_out(p, Vf, Wf, X, L), axis=1))))
+        ode = _ode_out(p, xp, Vf, Wf, X, L, nsteps=16 * L) if alias else ref
+        errs.append(float(xp.max(xp.linalg.vector_norm(ode - _resnet_out(p, xp, Vf, Wf, X, L), axis=1))))
     if min(errs) < 1e-10:
         return inconclusive("the ResNet and the ODE agree to the reference's accuracy (degenerate profile)", errors=errs)
     sl = _slopes(Ls, errs)
@@ -541,7 +561,7 @@ def _prop32_outcome(p, alias):
         message="max local log-log slope + 1 (a 1/L law gives 0)")
 
 
-@prop32.numeric
+@prop32.numeric(backends=("numpy", "cupy"))
 def _(p):
     """sup_x |F(x) - F^L(x)| against L on a doubling ladder: slope -1."""
     return _prop32_outcome(p, False)
@@ -550,7 +570,7 @@ def _(p):
 prop32.property(over=("n", "q", "m", "act", "seed"), max_examples=4, fixed={"L_max": 256})
 
 
-@prop32.falsifier("aliased_profile", search=("seed",))
+@prop32.falsifier("aliased_profile", search=("seed",), backends=("numpy", "cupy"))
 def _(p):
     """C depending on sup |V| only (not Lip V): V_L(s) = 3 V0 cos(2 pi L s) is sampled as 3 V0 at every k/L, so the
     ResNet stays O(1) away from the ODE (slope ~ 0)."""
@@ -642,21 +662,25 @@ def _init_outcome(p):
     rng = np.random.default_rng(p.seed)
     X, Y = rng.standard_normal((p.n, p.d)), rng.standard_normal((p.n, p.dp))
     A, V, W, B = rt.init_weights(p.d, p.dp, p.q, p.m, p.L, rng, p.init)
-    H, F = rt.forward_numpy(X, A, V, W, B, p.act)
-    l0 = rt.loss_numpy(X, Y, A, V, W, B, p.act)
-    parts = {"h_k = h_0": (float(np.max(np.abs(H - H[0]))), 0.0)}
+    # array API (NumPy, array-api-strict, CuPy): the forward pass, BA and the loss on xp
+    xp = xp_of(p)
+    X, Y, A, V, W, B = on(xp, X, Y, A, V, W, B)
+    H, F = xk.rt_forward(xp, X, A, V, W, B, p.act)
+    l0 = float(xk.rt_loss(xp, X, Y, A, V, W, B, p.act))
+    H = xp.stack(H)
+    BA = float(xp.max(xp.abs(B @ A)))
+    parts = {"h_k = h_0": (float(xp.max(xp.abs(H - H[0, ...]))), 0.0)}
     if p.q >= p.d + p.dp:
-        parts["BA = 0"] = (float(np.max(np.abs(B @ A))), 0.0)
+        parts["BA = 0"] = (BA, 0.0)
         # loss: two sums of n d' squares in different order, relative rounding <= 2 n d' eps
-        ref = float(np.mean(np.sum(Y * Y, axis=1)))
+        ref = float(xp.mean(xp.sum(Y * Y, axis=1)))
         parts["l(0) = mean |y|^2"] = (abs(l0 - ref), 2 * p.n * p.dp * EPS * ref)
     else:
-        parts["BA = 0"] = (float(np.max(np.abs(B @ A))), 0.0)
-    return Outcome.from_parts(parts, "exact identities at initialisation",
-                              {"max_BA": float(np.max(np.abs(B @ A))), "loss0": l0})
+        parts["BA = 0"] = (BA, 0.0)
+    return Outcome.from_parts(parts, "exact identities at initialisation", {"max_BA": BA, "loss0": l0})
 
 
-@init.numeric
+@init.numeric(backends=("numpy", "cupy"))
 def _(p):
     """h_k = h_0 exactly, BA = 0 and l(0) = mean |y|^2 (q >= d + d')."""
     if p.q < p.d + p.dp:
@@ -668,7 +692,7 @@ init.property(over=("n", "d", "dp", "q", "m", "L", "act", "init", "seed"), max_e
               fixed={"q": 10})
 
 
-@init.falsifier("q_below_d_plus_dp", fixed={"q": 3, "d": 3, "dp": 2})
+@init.falsifier("q_below_d_plus_dp", fixed={"q": 3, "d": 3, "dp": 2}, backends=("numpy", "cupy"))
 def _(p):
     """q = max(d, d') < d + d': the blocks of A and B overlap and BA != 0, so F(x) = BAx != 0 at initialisation."""
     return _init_outcome(p)

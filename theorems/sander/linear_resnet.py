@@ -27,7 +27,8 @@ import sympy as sp
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
-from solvers.fd import gradient_with_error
+from solvers import xp_sander1 as xk
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -128,25 +129,32 @@ regr = Claim(
 
 
 def _regr(p, with_c=True):
+    """Array API (NumPy, array-api-strict, CuPy): the data are drawn on the host, the gate on cond(Sigma) is
+    decided there, both sides are computed with ``xp``."""
     rng = np.random.default_rng(p.seed)
     X, Y = rng.standard_normal((2, p.n, p.d))
     Pi = np.eye(p.d) + rng.standard_normal((p.d, p.d)) / 3
-    Sig = X.T @ X / p.n
-    cond = np.linalg.cond(Sig)
+    Sig_h = X.T @ X / p.n
+    cond = np.linalg.cond(Sig_h)
     if p.n < p.d or not np.isfinite(cond) or cond > 1e12:
         return inconclusive("Sigma is singular (n < d or degenerate data): B is undefined", n=p.n, d=p.d)
-    B = (Y.T @ X / p.n) @ np.linalg.inv(Sig)
-    lhs = float(np.mean(np.sum((X @ Pi.T - Y) ** 2, axis=1)))
-    c = float(np.mean(np.sum(Y * Y, axis=1)) - np.trace(B @ Sig @ B.T))
+    xp = xp_of(p)
+    X, Y, Pi = on(xp, X, Y, Pi)
+    T, tr = xp.matrix_transpose, xp.linalg.trace
+    Sig = T(X) @ X / p.n
+    B = (T(Y) @ X / p.n) @ xp.linalg.inv(Sig)
+    yy = float(xp.mean(xp.sum(Y * Y, axis=1)))
+    lhs = float(xp.mean(xp.sum((X @ T(Pi) - Y) ** 2, axis=1)))
+    c = yy - float(tr(B @ Sig @ T(B)))
     G = Pi - B
-    rhs = float(np.trace(G @ Sig @ G.T)) + (c if with_c else 0.0)
-    scale = lhs + float(np.mean(np.sum(Y * Y, axis=1))) + float(np.trace(Pi @ Sig @ Pi.T))
+    rhs = float(tr(G @ Sig @ T(G))) + (c if with_c else 0.0)
+    scale = lhs + yy + float(tr(Pi @ Sig @ T(Pi)))
     tol = 8 * p.n * p.d**2 * EPS * scale * cond
     parts = {"identity": (abs(lhs - rhs), tol), "c>=0": (max(-c, 0.0), tol)}
     return Outcome.from_parts(parts, f"lhs {lhs:.12f}, rhs {rhs:.12f}, c = {c:.6f}", {"lhs": lhs, "rhs": rhs, "c": c})
 
 
-@regr.numeric
+@regr.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Both sides on random data, and c >= 0."""
     return _regr(p)
@@ -155,7 +163,7 @@ def _(p):
 regr.property(over=("d", "n", "seed"), max_examples=15)
 
 
-@regr.falsifier("without_constant", fixed={"n": 12})
+@regr.falsifier("without_constant", fixed={"n": 12}, backends=("numpy", "cupy"))
 def _(p):
     """Dropping c: the two losses differ by the irreducible residual c > 0 (n > d, generic targets)."""
     return _regr(p, with_c=False)
@@ -235,17 +243,21 @@ def _grad_instance(p):
 
 
 def _grad_outcome(p, convention):
-    th, Sig, B = _grad_instance(p)
-    g = grad(th, Sig, B, convention)
-    (fd,), (err,) = gradient_with_error(lambda t: loss(t, Sig, B), [th], h=1e-5)
-    excess = float(np.max(np.abs(g - fd) - 10 * err))
-    rel = float(np.max(np.abs(g - fd)) / np.max(np.abs(fd)))
-    return Outcome(residual=max(excess, 0.0), tolerance=1e-12 * max(1.0, float(np.abs(fd).max())),
-                   values={"relative_error": rel, "fd_error_estimate": float(err.max()), "convention": convention},
+    """Array API: the gradient (one stacked product pass) and all 4 N d^2 finite-difference evaluations (one
+    batch, solvers.xp_sander1.fd_gradients) on ``xp``."""
+    xp = xp_of(p)
+    th, Sig, B = on(xp, *_grad_instance(p))
+    g = xk.lin_grad(xp, th, Sig, B, convention)
+    (fd,), (err,) = xk.fd_gradients(xp, lambda t: xk.lin_loss(xp, t, Sig, B), [th], h=1e-5)
+    excess = float(xp.max(xp.abs(g - fd) - 10 * err))
+    fdmax = float(xp.max(xp.abs(fd)))
+    rel = float(xp.max(xp.abs(g - fd))) / fdmax
+    return Outcome(residual=max(excess, 0.0), tolerance=1e-12 * max(1.0, fdmax),
+                   values={"relative_error": rel, "fd_error_estimate": float(xp.max(err)), "convention": convention},
                    message=f"{convention} gradient vs central FD: max|g - fd|/max|fd| = {rel:.3e}")
 
 
-@gradc.numeric
+@gradc.numeric(backends=("numpy", "cupy"))
 def _(p):
     """The true gradient (2/N) Pi_{:n}^T G Sigma Pi_{n:}^T against central differences."""
     return _grad_outcome(p, "true")
@@ -258,7 +270,7 @@ gradc.property(over=("N", "d", "seed"), max_examples=12)
     "stated": "Main text l.821: (1/N) Pi_{:n} G Sigma Pi_{n:} (catalogue: relative error 0.576).",
     "appendix_l992": "Appendix l.992: (1/N) Pi_{:n}^T G Sigma Pi_{n:}^T, half the true "
                      "gradient (relative error 0.5).",
-}, search=("seed",))
+}, search=("seed",), backends=("numpy", "cupy"))
 def _(p, variant):
     return _grad_outcome(p, {"stated": "main", "appendix_l992": "appendix"}[variant])
 
@@ -290,11 +302,14 @@ pl = Claim(
 )
 
 
-def _pl_ratios(th, Sig, B, convention="true"):
+def _pl_ratios(th, Sig, B, convention="true", xp=None):
+    """N^2 |nabla_n|_F^2 / l for every n, on ``xp`` (array API; NumPy when not given); returned on the host."""
+    xp = xp_of("numpy") if xp is None else xp
+    th, Sig, B = on(xp, th, Sig, B)
     N = th.shape[0]
-    l = loss(th, Sig, B)
-    g = grad(th, Sig, B, convention)
-    return N * N * np.sum(g * g, axis=(1, 2)) / l, l
+    l = xk.lin_loss(xp, th, Sig, B)
+    g = xk.lin_grad(xp, th, Sig, B, convention)
+    return asnumpy(N * N * xp.sum(g * g, axis=(1, 2)) / l), float(l)
 
 
 def _pl_instance(p):
@@ -311,11 +326,11 @@ def _pl_outcome(r, lo, hi, tol, vals):
     return Outcome.from_parts(parts, f"N^2|nabla_n|^2/l in [{r.min():.4f}, {r.max():.4f}] vs [{lo:.4f}, {hi:.4f}]", vals)
 
 
-@pl.numeric
+@pl.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Random layers with ||theta_k||_op = radius: every N^2 |nabla_n|_F^2 / l inside the corrected interval."""
     th, Sig, B, m, M = _pl_instance(p)
-    r, l = _pl_ratios(th, Sig, B)
+    r, l = _pl_ratios(th, Sig, B, xp=xp_of(p))
     N = p.N
     lo, hi = 4 * (1 - 1 / (2 * N)) ** (2 * N - 2) * m, 4 * (1 + 1 / (2 * N)) ** (2 * N - 2) * M
     return _pl_outcome(r, lo, hi, 20 * N * p.d * EPS, {"ratio_min": float(r.min()), "ratio_max": float(r.max()),
@@ -327,23 +342,23 @@ def _(p):
 pl.property(over=("N", "d", "seed", "radius"), max_examples=15)
 
 
-def _pl_diag(N, sign, convention):
+def _pl_diag(N, sign, convention, xp=None):
     th = np.array([sign * 0.49 * np.eye(2)] * N)
     Sig, B = np.eye(2), np.array([[3.0, 0.5], [-0.2, 2.0]])
-    return _pl_ratios(th, Sig, B, convention)[0]
+    return _pl_ratios(th, Sig, B, convention, xp=xp)[0]
 
 
-@pl.falsifier("stated", fixed={"N": 50})
+@pl.falsifier("stated", fixed={"N": 50}, backends=("numpy", "cupy"))
 def _(p):
     """Printed [2m/e, 2eM] with the true gradient at theta_k = +0.49 I, Sigma = I: ratio 10.40 > 2e = 5.44."""
-    r = _pl_diag(p.N, +1, "true")
+    r = _pl_diag(p.N, +1, "true", xp=xp_of(p))
     return _pl_outcome(r, 2 / E, 2 * E, 20 * p.N * EPS, {"ratio": float(r.max())})
 
 
-@pl.falsifier("stated_with_l992_gradient", fixed={"N": 50})
+@pl.falsifier("stated_with_l992_gradient", fixed={"N": 50}, backends=("numpy", "cupy"))
 def _(p):
     """Printed [2m/e, 2eM] with the appendix's gradient at theta_k = -0.49 I: ratio 0.381 < 2/e = 0.736."""
-    r = _pl_diag(p.N, -1, "appendix")
+    r = _pl_diag(p.N, -1, "appendix", xp=xp_of(p))
     return _pl_outcome(r, 2 / E, 2 * E, 20 * p.N * EPS, {"ratio": float(r.min())})
 
 
@@ -401,16 +416,20 @@ def _ident(p, radius=None):
     th = np.array([radius * t / opn(t) for t in th])
     Sig, _ = _spd(p.d, 0.4, 1.3, rng)
     B = rng.standard_normal((p.d, p.d))
-    g = grad(th, Sig, B)
-    I = np.eye(p.d)
-    res = max(float(np.abs((I + th[n + 1] / p.N).T @ g[n + 1] - g[n] @ (I + th[n] / p.N).T).max()) for n in range(p.N - 1))
-    gn = [float(np.linalg.norm(x)) for x in g]
-    ratio = max(float(np.linalg.norm(g[n + 1] - g[n])) / (2 / p.N * gn[n]) for n in range(p.N - 1))
-    scale = max(gn) * max(1.0, (1 + radius / p.N) ** p.N)
+    # array API: gradient, the N - 1 identities and the norms as stacked arrays on xp
+    xp = xp_of(p)
+    th, Sig, B = on(xp, th, Sig, B)
+    T = xp.matrix_transpose
+    g = xk.lin_grad(xp, th, Sig, B)
+    A = xp.eye(p.d, dtype=xp.float64) + th / p.N
+    res = float(xp.max(xp.abs(T(A[1:, ...]) @ g[1:, ...] - g[:-1, ...] @ T(A[:-1, ...]))))
+    gn = xp.linalg.matrix_norm(g)
+    ratio = float(xp.max(xp.linalg.matrix_norm(g[1:, ...] - g[:-1, ...]) / (2 / p.N * gn[:-1])))
+    scale = float(xp.max(gn)) * max(1.0, (1 + radius / p.N) ** p.N)
     return res, ratio, 16 * p.N * p.d * EPS * scale
 
 
-@ident.numeric
+@ident.numeric(backends=("numpy", "cupy"))
 def _(p):
     """The identity (to rounding) and the ratio ||nabla_{n+1} - nabla_n|| / ((2/N)||nabla_n||) <= 1."""
     res, ratio, tol = _ident(p)
@@ -422,7 +441,7 @@ def _(p):
 ident.property(over=("N", "d", "seed"), max_examples=15)
 
 
-@ident.falsifier("without_norm_condition", fixed={"N": 8})
+@ident.falsifier("without_norm_condition", fixed={"N": 8}, backends=("numpy", "cupy"))
 def _(p):
     """The hypothesis ||theta_k|| <= 1/2 dropped, ||theta_k||_op = 7 close to N = 8: (I + theta/N)^{-1} is unbounded
     and the (2/N) bound fails."""
@@ -718,19 +737,20 @@ def _pde_err(p, N, printed, maps):
     Sig, _ = _spd(p.d, 0.5, 1.2, rng)
     psi = _psi_init(p.d, rng)
     B = rng.standard_normal((p.d, p.d))
-    fwd, bwd, K = maps(psi)
+    fwd, bwd, K = maps(psi)          # flow maps by scipy expm: CPU (host), moved to xp once
     th = np.array([psi(n / N) for n in range(1, N + 1)])
-    g = N * grad(th, Sig, B, "appendix" if printed else "true")
-    R10 = fwd[K]
-    err = 0.0
-    for n in range(1, N + 1):
-        k = round(n / N * K)
-        if printed:
-            F = -fwd[k].T @ (R10 - B) @ fwd[K - k].T          # Pi_{:s} = 'solution at time s', Pi_{s:} = 'at time 1-s', no Sigma
-        else:
-            F = -2 * bwd[k].T @ (R10 - B) @ Sig @ fwd[k].T
-        err = max(err, float(np.linalg.norm(-g[n - 1] - F)))
-    return err
+    # array API (NumPy, array-api-strict, CuPy): the discrete field and the limit field at every s = n/N stacked
+    xp = xp_of(p)
+    T = xp.matrix_transpose
+    ks = [round(n / N * K) for n in range(1, N + 1)]
+    th, Sig, B = on(xp, th, Sig, B)
+    g = N * xk.lin_grad(xp, th, Sig, B, "appendix" if printed else "true")
+    R10 = on(xp, fwd[K])
+    if printed:   # Pi_{:s} = 'solution at time s', Pi_{s:} = 'at time 1-s', no Sigma
+        F = -T(on(xp, np.array([fwd[k] for k in ks]))) @ (R10 - B) @ T(on(xp, np.array([fwd[K - k] for k in ks])))
+    else:
+        F = -2 * T(on(xp, np.array([bwd[k] for k in ks]))) @ (R10 - B) @ Sig @ T(on(xp, np.array([fwd[k] for k in ks])))
+    return float(xp.max(xp.linalg.matrix_norm(-g - F)))
 
 
 def _pde_outcome(p, printed):
@@ -748,7 +768,7 @@ def _pde_outcome(p, printed):
                 f"({'printed' if printed else 'corrected'} field)")
 
 
-@pde.numeric
+@pde.numeric(backends=("numpy", "cupy"))
 def _(p):
     """The discrete field -N nabla_n converges at rate 1/N to the corrected limit field at s = n/N."""
     return _pde_outcome(p, printed=False)
@@ -757,7 +777,7 @@ def _(p):
 pde.property(over=("N", "d", "seed"), max_examples=5)
 
 
-@pde.falsifier("stated")
+@pde.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """Printed field (no Sigma, Pi_{:s} = R(s,0), Pi_{s:} = R(1-s,0)): the gap to the discrete field does not vanish."""
     return _pde_outcome(p, printed=True)
@@ -814,27 +834,33 @@ def _l213(p):
         x0 = rng.standard_normal(d)
         x0 /= np.linalg.norm(x0)
     N = p.N
-    y = [x0]
+    # array API (NumPy, array-api-strict, CuPy): the Euler recursion is an xp array update (psi(n/N) sampled on the
+    # host and moved once); the DOP853 reference is scipy (CPU), its values moved to xp; the K-sup and the operator
+    # norms of d_s psi + psi^2 over the 2001-point grid are stacked xp computations
+    xp = xp_of(p)
+    Ps = on(xp, np.array([psi(n / N) for n in range(N)]))
+    y = [on(xp, x0)]
     for n in range(N):
-        y.append(y[-1] + psi(n / N) @ y[-1] / N)
-    y = np.array(y)
+        y.append(y[-1] + xk.mv(xp, Ps[n, ...], y[-1]) / N)
+    y = xp.stack(y)
     sol = solve_ivp(lambda s, x: psi(s) @ x, (0, 1), x0, method="DOP853", rtol=1e-12, atol=1e-14, dense_output=True)
-    X = sol.sol(np.arange(N + 1) / N).T
-    err = float(np.max(np.linalg.norm(y - X, axis=1)))
+    X = on(xp, sol.sol(np.arange(N + 1) / N).T)
+    err = float(xp.max(xp.linalg.vector_norm(y - X, axis=1)))
     sg = np.linspace(0, 1, 2001)
-    G = [dpsi(s) + psi(s) @ psi(s) for s in sg]
-    xg = sol.sol(sg).T
-    traj = np.array([np.linalg.norm(g @ x) for g, x in zip(G, xg)])
-    op = np.array([opn(g) for g in G])
+    P, D = on(xp, np.array([psi(s) for s in sg]), np.array([dpsi(s) for s in sg]))
+    G = D + P @ P
+    xg = on(xp, sol.sol(sg).T)
+    traj = xp.linalg.vector_norm(xk.mv(xp, G, xg), axis=1)
+    op = xk.opnorm(xp, G)
     # grid sup + (ds/2) x Lipschitz estimate (x1.5), as in sander.euler_error_bound
-    corr = lambda v: float(v.max() + 0.5 / 2000 * 1.5 * np.max(np.abs(np.diff(v))) * 2000)
+    corr = lambda v: float(xp.max(v)) + 0.5 / 2000 * 1.5 * float(xp.max(xp.abs(v[1:] - v[:-1]))) * 2000
     C_traj, C_op = corr(traj), corr(op)
     k = (math.exp(0.5) - 1) / N
     tol = 4 * N * (d + 2) * EPS * math.exp(0.5) + 1e-10      # Euler rounding + DOP853 reference
     return err, k * C_traj, k * C_op, tol
 
 
-@l213.numeric
+@l213.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Euler error against (e^{1/2}-1)/N sup_s ||(d_s psi + psi^2) x(s)|| (the notation section's K-sup)."""
     err, b, bop, tol = _l213(p)
@@ -846,7 +872,7 @@ def _(p):
 l213.property(over=("N", "d", "seed", "family"), max_examples=12)
 
 
-@l213.falsifier("operator_norm_reading", fixed={"family": "constant", "N": 32})
+@l213.falsifier("operator_norm_reading", fixed={"family": "constant", "N": 32}, backends=("numpy", "cupy"))
 def _(p):
     """||d_s psi + psi^2|| read as sup_s of the operator norm: psi = I/2 gives 0.206/N > 0.162/N."""
     err, b, bop, tol = _l213(p)
