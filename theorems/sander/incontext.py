@@ -23,7 +23,9 @@ import math
 import numpy as np
 import sympy as sp
 
+from solvers import xp_sander2 as X
 from solvers.fd import gradient_with_error
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -88,20 +90,28 @@ def _quad_tol(C, pv, d, T):
     return 64 * N ** d * EPS * (1 + float(np.sum(np.abs(C))) ** 2 * float(np.sum(np.abs(pv))) ** 2 + d)
 
 
-@quad.numeric
+def _loss_xp(xp, C, pv, T, lam):
+    """_loss_plain on the array path: host C, p, torus points moved to xp; returns a float."""
+    Cx, px, lx = on(xp, C, pv, lam)
+    return float(X.loss_plain(Cx, px, T, lx))
+
+
+@quad.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Exact expectation (roots-of-unity quadrature) equals the corrected quadratic form; p = e_T reduces to |C - I|^2."""
+    xp = xp_of(p)
     C, pv = _quad_instance(p)
     lam = _torus(p.d, 2 * p.T)
-    exact = _loss_plain(C, pv, p.T, lam)
+    exact = _loss_xp(xp, C, pv, p.T, lam)
     eT = np.zeros(p.T)
     eT[-1] = 1.0
-    red = _loss_plain(C, eT, p.T, lam)
+    red = _loss_xp(xp, C, eT, p.T, lam)
     tol = _quad_tol(C, pv, p.d, p.T)
     return Outcome.from_parts({"corrected_form": (abs(exact - _corrected_68(C, pv, p.T)), tol),
                                "p=e_T_reduction": (abs(red - float(np.sum((C - np.eye(p.d)) ** 2))), tol)},
-                              "Prop 6.8 corrected", values={"exact": exact, "corrected": _corrected_68(C, pv, p.T),
-                                                            "printed": _printed_68(C, pv, p.T)})
+                              f"Prop 6.8 corrected ({p.backend})",
+                              values={"exact": exact, "corrected": _corrected_68(C, pv, p.T),
+                                      "printed": _printed_68(C, pv, p.T)})
 
 
 quad.property(over=("d", "T", "seed"), max_examples=15)
@@ -159,27 +169,28 @@ zero = Claim(
 )
 
 
-@zero.numeric
+@zero.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Zero loss on the family; positive loss after off-diagonal or p_{T-1} perturbations."""
+    xp = xp_of(p)
     lam = _torus(p.d, 2 * p.T)
     C = p.c * np.eye(p.d)
     pv = np.zeros(p.T)
     pv[-1] = 1 / p.c
     tol = _quad_tol(C, pv, p.d, p.T)
-    L0 = _loss_plain(C, pv, p.T, lam)
+    L0 = _loss_xp(xp, C, pv, p.T, lam)
     rng = np.random.default_rng(p.seed)
     parts = {"zero_on_family": (L0, tol)}
     if p.d > 1:
         i, j = rng.choice(p.d, 2, replace=False)
         C2 = C.copy()
         C2[i, j] += 1e-3
-        L1 = _loss_plain(C2, pv, p.T, lam)
+        L1 = _loss_xp(xp, C2, pv, p.T, lam)
         parts["offdiag_positive"] = (tol, L1)          # certified iff the loss exceeds the rounding bound
     p2 = pv.copy()
     p2[-2] += 1e-3
-    parts["p_T-1_positive"] = (tol, _loss_plain(C, p2, p.T, lam))
-    return Outcome.from_parts(parts, "Prop 6.7 zero-loss set")
+    parts["p_T-1_positive"] = (tol, _loss_xp(xp, C, p2, p.T, lam))
+    return Outcome.from_parts(parts, f"Prop 6.7 zero-loss set ({p.backend})")
 
 
 zero.property(over=("d", "T", "c", "seed"), max_examples=10)
@@ -235,7 +246,7 @@ orth = Claim(
 )
 
 
-def _orth_loss(p, b, q, lemma_scaling=False):
+def _orth_loss(p, b, q, lemma_scaling=False, xp=None):
     lam = _torus_orth(p.delta, 4 * p.T + 2)
     pv = np.zeros(p.T)
     if lemma_scaling:
@@ -246,24 +257,27 @@ def _orth_loss(p, b, q, lemma_scaling=False):
         if p.T >= 2:
             pv[-2] = q
         C = _block_C(p.delta, b)
-    return _loss_plain(C, pv, p.T, lam), C, pv
+    return (_loss_plain(C, pv, p.T, lam) if xp is None else _loss_xp(xp, C, pv, p.T, lam)), C, pv
 
 
-@orth.numeric
+@orth.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Zero loss on the family and for Lemma 6.10; rank of C is delta iff q = -1/2 (else 2 delta)."""
+    xp = xp_of(p)
     b = -p.q / (1 + p.q)
-    L, C, pv = _orth_loss(p, b, p.q)
-    L10, C10, pv10 = _orth_loss(p, 1.0, -0.5, lemma_scaling=True)
+    L, C, pv = _orth_loss(p, b, p.q, xp=xp)
+    L10, C10, pv10 = _orth_loss(p, 1.0, -0.5, lemma_scaling=True, xp=xp)
     tol = 64 * (4 * p.T + 2) ** p.delta * EPS * (1 + float(np.sum(np.abs(C))) ** 2 * float(np.sum(np.abs(pv))) ** 2)
-    rank = int(np.linalg.matrix_rank(C))
+    # rank on the array path: singular values above the matrix_rank cutoff max(shape) eps sigma_max
+    sv = asnumpy(xp.linalg.svdvals(on(xp, C)))
+    rank = int(np.sum(sv > sv.max() * max(C.shape) * EPS))
     want = p.delta if abs(b - 1) < 1e-12 else 2 * p.delta
     th = np.linspace(0, 2 * np.pi, 7)
     R = lambda a: np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     trig = max(float(np.max(np.abs(2 * np.cos(a) * R(a) - np.eye(2) - R(2 * a)))) for a in th)
     return Outcome.from_parts({"zero_loss_family": (L, tol), "zero_loss_lemma_6_10": (L10, tol),
                                "rank": (abs(rank - want), 0.0), "trig_identity": (trig, 16 * EPS)},
-                              "orthogonal zero-loss set", values={"b": b, "rank": rank})
+                              f"orthogonal zero-loss set ({p.backend})", values={"b": b, "rank": rank})
 
 
 orth.property(over=("delta", "T", "q"), max_examples=10)
