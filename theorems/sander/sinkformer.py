@@ -982,15 +982,50 @@ def _l2_values(p):
     return T, Tbar, corrected, printed, tol, tol_first, (WQ, WK, x)
 
 
-@transformer.numeric
+def _l2_values_xp(p):
+    """_l2_values on the array path (Gaussian closed form of the L2-SoftMax kernel, solves and norms)."""
+    xp = xp_of(p)
+    WQh, WKh, Sigmah, xh = _l2_instance(p)
+    WQ, WK, Sigma, x = on(xp, WQh, WKh, Sigmah, xh)
+    d = p.d
+    T_ = xp.matrix_transpose
+    I = xp.eye(d, dtype=xp.float64)
+    S = WK @ Sigma @ T_(WK)
+    Bm = Sigma @ T_(WK) @ xp.linalg.solve(S + p.eps * I, WQ)          # E[x'|x] = B x (gaussian_l2softmax)
+    WV = -T_(WQ) @ WK
+    col = lambda v: xp.reshape(v, (d, 1))  # noqa: E731
+    T = WV @ (Bm @ col(x)) / p.eps
+    QQx = T_(WQ) @ (WQ @ col(x))
+    Tbar = T + QQx / p.eps
+    z = xp.linalg.solve(WK, WQ @ col(x))                              # W_K^-1 W_Q x
+    glr = -xp.linalg.solve(Sigma, z)                                  # grad(rho)/rho at z
+    corrected = -T_(WQ) @ xp.linalg.solve(T_(WK), glr)
+    printed = -T_(WQ) @ xp.linalg.solve(WK, glr)
+    sv = lambda A: asnumpy(xp.linalg.svdvals(A))  # noqa: E731
+    sS, sSe = sv(S), sv(S + p.eps * I)
+    Sn = 1.0 / float(sS.min())                                        # |S^-1|_2
+    nq = float(sv(WQ).max())
+    nx = float(xp.linalg.vector_norm(x))
+    # rounding: Tbar is a difference of two O(|W_Q|^2 |x|/eps) terms
+    rnd = 50 * d * EPS * nq**2 * nx * float(sSe.max() / sSe.min()) / p.eps
+    tol = p.eps * nq**2 * Sn**2 * nx + rnd
+    tol_first = p.eps * nq**2 * Sn * nx + 50 * d * EPS * nq**2 * nx * float(sS.max() / sS.min())
+    return T, Tbar, corrected, printed, tol, tol_first, QQx
+
+
+@transformer.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Gaussian closed form: Tbar_eps -> -W_Q^T W_K^-T grad(rho)/rho (W_K^-1 W_Q x) to O(eps); eps T -> -W_Q^T W_Q x."""
-    T, Tbar, corrected, printed, tol, tol_first, (WQ, WK, x) = _l2_values(p)
+    xp = xp_of(p)
+    T, Tbar, corrected, printed, tol, tol_first, QQx = _l2_values_xp(p)
+    WQ, WK, _, _ = _l2_instance(p)
+    nrm = lambda v: float(xp.linalg.vector_norm(v))  # noqa: E731
+    flat = lambda v: asnumpy(xp.reshape(v, (-1,))).tolist()  # noqa: E731
     return Outcome.from_parts({
-        "Tbar_limit": (float(np.linalg.norm(Tbar - corrected)), tol),
-        "eps_T_limit": (float(np.linalg.norm(p.eps * T + WQ.T @ WQ @ x)), tol_first),
-    }, "L2-SoftMax limit with W_K^-T", values={
-        "Tbar": Tbar.tolist(), "corrected": corrected.tolist(), "printed": printed.tolist(),
+        "Tbar_limit": (nrm(Tbar - corrected), tol),
+        "eps_T_limit": (nrm(p.eps * T + QQx), tol_first),
+    }, f"L2-SoftMax limit with W_K^-T ({p.backend})", values={
+        "Tbar": flat(Tbar), "corrected": flat(corrected), "printed": flat(printed),
         "WKinv_WQ_symmetric": bool(np.allclose(np.linalg.solve(WK, WQ), np.linalg.solve(WK, WQ).T)),
         "WQ_WKinv_symmetric": bool(np.allclose(WQ @ np.linalg.inv(WK), (WQ @ np.linalg.inv(WK)).T))})
 
