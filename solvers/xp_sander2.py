@@ -259,3 +259,43 @@ def first_order_bound(gamma: float, xs, vs, W1, W2, b, eps: float):
         out.append(xp.max(acc))
     from solvers.xp import asnumpy
     return np.asarray(asnumpy(xp.stack(out)), dtype=float)
+
+
+# ---------------------------------------------------------------------------
+# finite differences, all evaluations in one stack
+def gradient_with_error_batched(fun_batch, x, h: float):
+    """``solvers.fd.gradient_with_error`` for one vector ``x`` (m,) of the namespace, with every evaluation in one
+    call ``fun_batch(X)`` on a stack X (B, m) -> (B,): the base point and x +- h e_i, x +- 2h e_i (4 m + 1 rows).
+    Same formula and error estimate ``|d_h - d_2h| / 3 + 4 eps max(|f|, 1) / h``; returns (grad, err) of the namespace."""
+    xp = namespace(x)
+    m = x.shape[0]
+    E = xp.eye(m, dtype=x.dtype)
+    X0 = xp.reshape(x, (1, m))
+    stack = xp.concat([X0, X0 + h * E, X0 - h * E, X0 + 2 * h * E, X0 - 2 * h * E], axis=0)
+    f = fun_batch(stack)
+    base = xp.abs(f[0])
+    fp, fm, fp2, fm2 = f[1:m + 1], f[m + 1:2 * m + 1], f[2 * m + 1:3 * m + 1], f[3 * m + 1:]
+    d1 = (fp - fm) / (2 * h)
+    d2 = (fp2 - fm2) / (2 * (2 * h))
+    eps = float(np.finfo(np.float64).eps)
+    err = xp.abs(d1 - d2) / 3 + 4 * eps * xp.maximum(base, xp.asarray(1.0, dtype=x.dtype)) / h
+    return d1, err
+
+
+def loss_aug(Theta, s, Tmax: int):
+    """Loss (6.3) of the augmented model (6.4) for a stack Theta (B, 6) of (a1, a2, a3, a4, b1, b2); ``s`` is the
+    list s_0..s_{Tmax+1} of (N, d) complex arrays over the quadrature points.  Returns (B,) real."""
+    xp = namespace(Theta)
+    cd = s[0].dtype
+    col = lambda k: xp.reshape(xp.astype(Theta[:, k], cd), (-1, 1, 1))  # noqa: E731
+    a1, a2, a3, a4, b1, b2 = (col(k) for k in range(6))
+    tot = xp.zeros((Theta.shape[0],), dtype=Theta.dtype)
+    for T in range(2, Tmax + 1):
+        out = xp.zeros((Theta.shape[0],) + s[0].shape, dtype=cd)
+        for t in range(1, T + 1):
+            coef = (xp.sum(xp.conj(s[t]) * (a1 * s[T] + a2 * s[T - 1]), axis=-1, keepdims=True)
+                    + xp.sum(xp.conj(s[t - 1]) * (a3 * s[T] + a4 * s[T - 1]), axis=-1, keepdims=True))
+            out = out + coef * (b1 * s[t] + b2 * s[t - 1])
+        r = xp.abs(out - s[T + 1])
+        tot = tot + xp.mean(xp.sum(r * r, axis=-1), axis=-1)
+    return tot
