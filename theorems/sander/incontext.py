@@ -23,7 +23,9 @@ import math
 import numpy as np
 import sympy as sp
 
+from solvers import xp_sander2 as X
 from solvers.fd import gradient_with_error
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -88,20 +90,28 @@ def _quad_tol(C, pv, d, T):
     return 64 * N ** d * EPS * (1 + float(np.sum(np.abs(C))) ** 2 * float(np.sum(np.abs(pv))) ** 2 + d)
 
 
-@quad.numeric
+def _loss_xp(xp, C, pv, T, lam):
+    """_loss_plain on the array path: host C, p, torus points moved to xp; returns a float."""
+    Cx, px, lx = on(xp, C, pv, lam)
+    return float(X.loss_plain(Cx, px, T, lx))
+
+
+@quad.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Exact expectation (roots-of-unity quadrature) equals the corrected quadratic form; p = e_T reduces to |C - I|^2."""
+    xp = xp_of(p)
     C, pv = _quad_instance(p)
     lam = _torus(p.d, 2 * p.T)
-    exact = _loss_plain(C, pv, p.T, lam)
+    exact = _loss_xp(xp, C, pv, p.T, lam)
     eT = np.zeros(p.T)
     eT[-1] = 1.0
-    red = _loss_plain(C, eT, p.T, lam)
+    red = _loss_xp(xp, C, eT, p.T, lam)
     tol = _quad_tol(C, pv, p.d, p.T)
     return Outcome.from_parts({"corrected_form": (abs(exact - _corrected_68(C, pv, p.T)), tol),
                                "p=e_T_reduction": (abs(red - float(np.sum((C - np.eye(p.d)) ** 2))), tol)},
-                              "Prop 6.8 corrected", values={"exact": exact, "corrected": _corrected_68(C, pv, p.T),
-                                                            "printed": _printed_68(C, pv, p.T)})
+                              f"Prop 6.8 corrected ({p.backend})",
+                              values={"exact": exact, "corrected": _corrected_68(C, pv, p.T),
+                                      "printed": _printed_68(C, pv, p.T)})
 
 
 quad.property(over=("d", "T", "seed"), max_examples=15)
@@ -159,27 +169,28 @@ zero = Claim(
 )
 
 
-@zero.numeric
+@zero.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Zero loss on the family; positive loss after off-diagonal or p_{T-1} perturbations."""
+    xp = xp_of(p)
     lam = _torus(p.d, 2 * p.T)
     C = p.c * np.eye(p.d)
     pv = np.zeros(p.T)
     pv[-1] = 1 / p.c
     tol = _quad_tol(C, pv, p.d, p.T)
-    L0 = _loss_plain(C, pv, p.T, lam)
+    L0 = _loss_xp(xp, C, pv, p.T, lam)
     rng = np.random.default_rng(p.seed)
     parts = {"zero_on_family": (L0, tol)}
     if p.d > 1:
         i, j = rng.choice(p.d, 2, replace=False)
         C2 = C.copy()
         C2[i, j] += 1e-3
-        L1 = _loss_plain(C2, pv, p.T, lam)
+        L1 = _loss_xp(xp, C2, pv, p.T, lam)
         parts["offdiag_positive"] = (tol, L1)          # certified iff the loss exceeds the rounding bound
     p2 = pv.copy()
     p2[-2] += 1e-3
-    parts["p_T-1_positive"] = (tol, _loss_plain(C, p2, p.T, lam))
-    return Outcome.from_parts(parts, "Prop 6.7 zero-loss set")
+    parts["p_T-1_positive"] = (tol, _loss_xp(xp, C, p2, p.T, lam))
+    return Outcome.from_parts(parts, f"Prop 6.7 zero-loss set ({p.backend})")
 
 
 zero.property(over=("d", "T", "c", "seed"), max_examples=10)
@@ -235,7 +246,7 @@ orth = Claim(
 )
 
 
-def _orth_loss(p, b, q, lemma_scaling=False):
+def _orth_loss(p, b, q, lemma_scaling=False, xp=None):
     lam = _torus_orth(p.delta, 4 * p.T + 2)
     pv = np.zeros(p.T)
     if lemma_scaling:
@@ -246,24 +257,27 @@ def _orth_loss(p, b, q, lemma_scaling=False):
         if p.T >= 2:
             pv[-2] = q
         C = _block_C(p.delta, b)
-    return _loss_plain(C, pv, p.T, lam), C, pv
+    return (_loss_plain(C, pv, p.T, lam) if xp is None else _loss_xp(xp, C, pv, p.T, lam)), C, pv
 
 
-@orth.numeric
+@orth.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Zero loss on the family and for Lemma 6.10; rank of C is delta iff q = -1/2 (else 2 delta)."""
+    xp = xp_of(p)
     b = -p.q / (1 + p.q)
-    L, C, pv = _orth_loss(p, b, p.q)
-    L10, C10, pv10 = _orth_loss(p, 1.0, -0.5, lemma_scaling=True)
+    L, C, pv = _orth_loss(p, b, p.q, xp=xp)
+    L10, C10, pv10 = _orth_loss(p, 1.0, -0.5, lemma_scaling=True, xp=xp)
     tol = 64 * (4 * p.T + 2) ** p.delta * EPS * (1 + float(np.sum(np.abs(C))) ** 2 * float(np.sum(np.abs(pv))) ** 2)
-    rank = int(np.linalg.matrix_rank(C))
+    # rank on the array path: singular values above the matrix_rank cutoff max(shape) eps sigma_max
+    sv = asnumpy(xp.linalg.svdvals(on(xp, C)))
+    rank = int(np.sum(sv > sv.max() * max(C.shape) * EPS))
     want = p.delta if abs(b - 1) < 1e-12 else 2 * p.delta
     th = np.linspace(0, 2 * np.pi, 7)
     R = lambda a: np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]])
     trig = max(float(np.max(np.abs(2 * np.cos(a) * R(a) - np.eye(2) - R(2 * a)))) for a in th)
     return Outcome.from_parts({"zero_loss_family": (L, tol), "zero_loss_lemma_6_10": (L10, tol),
                                "rank": (abs(rank - want), 0.0), "trig_identity": (trig, 16 * EPS)},
-                              "orthogonal zero-loss set", values={"b": b, "rank": rank})
+                              f"orthogonal zero-loss set ({p.backend})", values={"b": b, "rank": rank})
 
 
 orth.property(over=("delta", "T", "q"), max_examples=10)
@@ -347,16 +361,42 @@ def _pe_hessian(T, mu):
     return H, Hs
 
 
-@pe.numeric
+def _pe_xp(xp, T, mu, n=400):
+    """_pe_H_quadrature and _pe_hessian on the array path: the quadrature nodes (Gauss-Legendre, host) moved once;
+    H and b from one complex matrix product; the 4 T^2 second-difference evaluations of l as one stacked quadratic
+    form (exact for a quadratic with h = 1)."""
+    x, w = np.polynomial.legendre.leggauss(n)
+    th = np.pi * (x + 1)
+    t = np.arange(1, T + 1)
+    lam = on(xp, np.exp(1j * th / mu))
+    wx = on(xp, w)
+    ex = on(xp, (2 * t - T).astype(float))
+    # V[t, k] = lam_k^(2t - T): exp of the angle, as on the host (powers of a unit complex number)
+    V = xp.exp(xp.reshape(ex, (T, 1)) * xp.reshape(xp.astype(1j * on(xp, th / mu), xp.complex128), (1, n)))
+    Vw = V * xp.astype(wx, xp.complex128)
+    H = xp.real(Vw @ xp.matrix_transpose(xp.conj(V))) / 2
+    bb = xp.real(Vw @ xp.conj(lam ** T)) / 2
+    I = xp.eye(T, dtype=xp.float64)
+    Ei, Ej = xp.reshape(I, (T, 1, T)), xp.reshape(I, (1, T, T))
+    def l(P):                                             # P (..., T): l(p) = p^T H p - 2 b^T p + 1
+        return xp.sum((P @ H) * P, axis=-1) - 2 * xp.sum(P * bb, axis=-1) + 1.0
+    Hs = (l(Ei + Ej) - l(Ei - Ej) - l(-Ei + Ej) + l(-Ei - Ej)) / 4.0
+    return H, Hs
+
+
+@pe.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Quadrature H equals the corrected formula; the Hessian of l equals 2H; trace H = T."""
-    H, Hs = _pe_hessian(p.T, p.mu)
+    xp = xp_of(p)
+    H, Hs = _pe_xp(xp, p.T, p.mu)
     F = _pe_H_formula(p.T, p.mu)
+    Fx = on(xp, F)
     tol = 64 * p.T * EPS * 10
-    return Outcome.from_parts({"H_formula": (float(np.max(np.abs(H - F))), tol),
-                               "hessian_is_2H": (float(np.max(np.abs(Hs - 2 * F))), 8 * p.T * tol),
-                               "trace_T": (abs(float(np.trace(F)) - p.T), tol)}, "Prop 6.12 corrected",
-                              values={"eigenvalues": np.sort(np.linalg.eigvalsh(F))[::-1].tolist()})
+    return Outcome.from_parts({"H_formula": (float(xp.max(xp.abs(H - Fx))), tol),
+                               "hessian_is_2H": (float(xp.max(xp.abs(Hs - 2 * Fx))), 8 * p.T * tol),
+                               "trace_T": (abs(float(xp.sum(xp.linalg.diagonal(Fx))) - p.T), tol)},
+                              f"Prop 6.12 corrected ({p.backend})",
+                              values={"eigenvalues": sorted(asnumpy(xp.linalg.eigvalsh(Fx)).tolist(), reverse=True)})
 
 
 pe.property(over=("T", "mu"), max_examples=10)
@@ -472,28 +512,38 @@ gd = Claim(
 )
 
 
-@gd.numeric
+def _s_seq_xp(xp, d, Tmax, s0):
+    """_s_seq on the quadrature torus, moved to xp."""
+    return [on(xp, a) for a in _s_seq(_torus(d, 3 * Tmax + 4), Tmax, s0)]
+
+
+@gd.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Closed-form loss, stationarity of the exact loss at the convention's eta*, and the GD identity."""
+    xp = xp_of(p)
     es = _eta_star(p.d, p.Tmax, p.s0)
     theta = [0.0, 0.0, 1.0, 0.0, es, 0.0]
-    g, e = _stationarity(theta, p.d, p.Tmax, p.s0)
+    sx = _s_seq_xp(xp, p.d, p.Tmax, p.s0)
+    # stationarity: central differences of the exact loss, all 4 x 6 + 1 evaluations as one stack (array path)
+    gx, ex = X.gradient_with_error_batched(lambda Th: X.loss_aug(Th, sx, p.Tmax), on(xp, np.array(theta)), 1e-4)
+    g, e = asnumpy(gx), 2 * asnumpy(ex)
     eta = float(np.random.default_rng(p.seed).uniform(0, 1))
-    L = _loss_aug([0, 0, 1, 0, eta, 0], p.d, p.Tmax, p.s0)
+    L = float(X.loss_aug(on(xp, np.array([[0, 0, 1, 0, eta, 0]], dtype=float)), sx, p.Tmax)[0])
     tolq = 64 * (3 * p.Tmax + 4) ** p.d * EPS * (1 + eta * p.Tmax ** 2) ** 2 * p.d * p.Tmax
     # GD identity, inner loss matching the convention: for 'inverse' the t = 0 term s_1 - W s_0 = 0 is added to (6.5)
     rng = np.random.default_rng(p.seed)
     lam = np.exp(2j * np.pi * rng.random((1, p.d)))
-    s = _s_seq(lam, p.Tmax, p.s0)
+    s = [on(xp, a[0]) for a in _s_seq(lam, p.Tmax, p.s0)]
     T = p.Tmax
-    model = es * sum(s[t][0] * np.vdot(s[t - 1][0], s[T][0]) for t in range(1, T + 1))
+    vdot = lambda a, b: xp.sum(xp.conj(a) * b)  # noqa: E731
+    model = es * sum(s[t] * vdot(s[t - 1], s[T]) for t in range(1, T + 1))
     t0 = 0 if p.s0 == "inverse" else 1
-    gdv = es * sum(s[t + 1][0] * np.vdot(s[t][0], s[T][0]) for t in range(t0, T))
+    gdv = es * sum(s[t + 1] * vdot(s[t], s[T]) for t in range(t0, T))
     return Outcome.from_parts({
         "closed_form_loss": (abs(L - _closed_loss(eta, p.d, p.Tmax, p.s0)), tolq),
         "stationary_at_eta*": (float(np.max(np.abs(g) - e)) + float(np.max(e)), 2 * float(np.max(e))),
-        "gd_identity": (float(np.linalg.norm(model - gdv)), 16 * T * p.d * EPS * (1 + es * T)),
-    }, f"s0 = {p.s0}", values={"eta_star": es, "thesis_eta_star": _eta_star(p.d, p.Tmax, "inverse"),
+        "gd_identity": (float(xp.linalg.vector_norm(model - gdv)), 16 * T * p.d * EPS * (1 + es * T)),
+    }, f"s0 = {p.s0} ({p.backend})", values={"eta_star": es, "thesis_eta_star": _eta_star(p.d, p.Tmax, "inverse"),
                                "gradient": g.tolist(), "loss_at_eta_star": _closed_loss(es, p.d, p.Tmax, p.s0)})
 
 

@@ -30,6 +30,8 @@ import sympy as sp
 
 from solvers import fd
 from solvers import momentum as mom
+from solvers import xp_sander2 as X
+from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS64 = float(np.finfo(np.float64).eps)
@@ -88,25 +90,32 @@ def _first_order_bound(gamma, xs, vs, W1, W2, b, eps):
 
 
 def _naive_roundtrip(p, W1, W2, b, x0, v0, inverse=None):
-    """Forward then (naive) inverse in p.dtype; returns err, bound array, scale, backend used."""
+    """Forward then (naive) inverse in p.dtype; returns err, bound array, scale, eps, backend used.
+
+    One array-API path (solvers.xp_sander2): the trajectory, the inverse (4.3) and the first-order bound run on
+    ``p.backend``'s namespace (numpy, array_api_strict, cupy); backend numba runs the float64 inverse with the
+    Numba kernel (as before) on the same trajectory; ``inverse`` (a host function) replaces (4.3)."""
+    xp = xp_of(p)
     dt = DTYPES[p.dtype]
-    W1c, W2c, bc, x0c, v0c = (a.astype(dt) for a in (W1, W2, b, x0, v0))
-    xs, vs = mom.trajectory_numpy(x0c, v0c, p.gamma, W1c, W2c, bc)
-    backend = "numpy"
-    if inverse is not None:
-        xr, vr = inverse(xs[-1], vs[-1])
-    elif p.backend == "numba" and dt is np.float64:
-        xL, vL = mom.forward(x0c, v0c, p.gamma, W1c, W2c, bc)
-        xr, vr = mom.inverse(xL, vL, p.gamma, W1c, W2c, bc)
-        backend = "numba"
-    else:
-        xr, vr = mom.inverse_numpy(xs[-1], vs[-1], p.gamma, W1c, W2c, bc)
-    S = max(1.0, float(np.abs(xs).max()), float(np.abs(vs).max()))
-    eps = float(np.finfo(dt).eps)
-    bound = _first_order_bound(p.gamma, xs.astype(float), vs.astype(float), W1c.astype(float),
-                               W2c.astype(float), bc.astype(float), eps)
+    xdt = xp.float64 if dt is np.float64 else xp.float32
+    W1c, W2c, bc, x0c, v0c = (xp.asarray(np.asarray(a, dtype=dt), dtype=xdt) for a in (W1, W2, b, x0, v0))
     with np.errstate(invalid="ignore", over="ignore"):
-        err = float(np.max(np.abs(xr.astype(float) - x0c.astype(float))))
+        xs, vs = X.trajectory(x0c, v0c, p.gamma, W1c, W2c, bc)
+        backend = p.backend if p.backend in ("array_api_strict", "cupy") else "numpy"
+        if inverse is not None:
+            xr, vr = (on(xp, a) for a in inverse(asnumpy(xs[-1, ...]), asnumpy(vs[-1, ...])))
+        elif p.backend == "numba" and dt is np.float64:
+            h = [np.asarray(a, dtype=float) for a in (x0, v0, W1, W2, b)]
+            xL, vL = mom.forward(*h[:2], p.gamma, *h[2:])
+            xr, vr = (on(xp, a) for a in mom.inverse(xL, vL, p.gamma, *h[2:]))
+            backend = "numba"
+        else:
+            xr, vr = X.inverse(xs[-1, ...], vs[-1, ...], p.gamma, W1c, W2c, bc)
+        S = max(1.0, float(xp.max(xp.abs(xs))), float(xp.max(xp.abs(vs))))
+        eps = float(np.finfo(dt).eps)
+        f64 = lambda a: xp.astype(a, xp.float64)  # noqa: E731
+        bound = X.first_order_bound(p.gamma, f64(xs), f64(vs), f64(W1c), f64(W2c), f64(bc), eps)
+        err = float(xp.max(xp.abs(f64(xr) - f64(x0c))))
     return err, bound, S, eps, backend
 
 
@@ -173,7 +182,7 @@ def _rational_roundtrip(gamma: Fraction, L: int, d: int, seed: int):
     return sum(a != b for a, b in zip(x + v, x0 + v0))
 
 
-@identity.numeric(backends=("numpy", "numba"))
+@identity.numeric(backends=("numpy", "numba", "cupy"))
 def _(p):
     """Float round trip within the first-order rounding model, and an exact rational round trip (error 0)."""
     W1, W2, b, x0, v0 = _instance(p)
@@ -330,7 +339,7 @@ def _depth_grid(L, k=30):
     return sorted(set(int(round(v)) for v in np.linspace(1, L, min(L, k))))
 
 
-@recon.numeric(backends=("numpy", "numba"))
+@recon.numeric(backends=("numpy", "numba", "cupy"))
 def _(p):
     """Naive inversion error within C eps (1/gamma)^L-type first-order bound; exact multiplication: 0 mismatches."""
     W1, W2, b, x0, v0 = _instance(p)
@@ -342,20 +351,22 @@ def _(p):
     if p.L >= 4 and bound[p.L // 2] > 0:
         vals["bound_growth_per_layer"] = float((bound[-1] / bound[p.L // 2]) ** (1 / (p.L - p.L // 2)))
         vals["one_over_gamma"] = 1 / p.gamma
-    # the plot: error against depth for the first l layers of the same network
+    # the plot: error against depth for the first l layers of the same network (the forward pass of the first l
+    # layers is the trajectory's state l; the inverse runs on the array path, or the Numba kernel for numba)
     grid = _depth_grid(p.L)
     errs = []
+    xp = xp_of(p)
     dt = DTYPES[p.dtype]
-    W1c, W2c, bc, x0c, v0c = (a.astype(dt) for a in (W1, W2, b, x0, v0))
-    for l in grid:
-        if dt is np.float64:
-            xL, vL = mom.forward(x0c, v0c, p.gamma, W1c[:l], W2c[:l], bc[:l])
-            xr, _ = mom.inverse(xL, vL, p.gamma, W1c[:l], W2c[:l], bc[:l])
-        else:
-            xL, vL = mom.forward_numpy(x0c, v0c, p.gamma, W1c[:l], W2c[:l], bc[:l])
-            xr, _ = mom.inverse_numpy(xL, vL, p.gamma, W1c[:l], W2c[:l], bc[:l])
-        with np.errstate(invalid="ignore", over="ignore"):
-            errs.append(float(np.max(np.abs(xr.astype(float) - x0c.astype(float)))))
+    xdt = xp.float64 if dt is np.float64 else xp.float32
+    W1c, W2c, bc, x0c, v0c = (xp.asarray(np.asarray(a, dtype=dt), dtype=xdt) for a in (W1, W2, b, x0, v0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        xs, vs = X.trajectory(x0c, v0c, p.gamma, W1c, W2c, bc)
+        for l in grid:
+            if p.backend == "numba" and dt is np.float64:
+                xr = on(xp, mom.inverse(asnumpy(xs[l, ...]), asnumpy(vs[l, ...]), p.gamma, W1[:l], W2[:l], b[:l])[0])
+            else:
+                xr, _ = X.inverse(xs[l, ...], vs[l, ...], p.gamma, W1c[:l, ...], W2c[:l, ...], bc[:l, ...])
+            errs.append(float(xp.max(xp.abs(xp.astype(xr, xp.float64) - xp.astype(x0c, xp.float64)))))
     vals["plot"] = {"kind": "semilogy", "x": [float(l) for l in grid],
                     "series": {"measured |x_rec - x_0|": [max(e, 1e-300) for e in errs],
                                "first-order bound": [float(bound[l]) for l in grid],

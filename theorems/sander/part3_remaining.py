@@ -23,7 +23,8 @@ import numpy as np
 
 from solvers import sinkhorn as sk
 from solvers import topk as tk
-from solvers.fd import gradient_with_error
+from solvers import xp_sander2 as X
+from solvers.xp import asnumpy, namespace, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.sander.incontext import _closed_loss, _eta_star, _loss_aug, _torus, _torus_orth, _loss_plain
 
@@ -193,12 +194,14 @@ rnn = Claim(
 
 
 def _rnn_outcome(p, W_dependent=False):
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     A = rng.standard_normal((p.d, p.d)) * p.scale / math.sqrt(p.d)
     B = rng.standard_normal((p.d, p.d)) * p.scale / math.sqrt(p.d)
     s1 = rng.standard_normal(p.d)
     lam = _torus(p.d, p.T + 2)
-    loss, pyth = _rnn_loss(A, B, s1, lam, p.T, W_dependent)
+    Ax, Bx, sx, lx = on(xp, A, B, s1, lam)
+    loss, pyth = (asnumpy(a) for a in X.rnn_loss(Ax, Bx, sx, lx, p.T, W_dependent))
     # rounding of the quadrature means: ~ 8 T N^d eps times the size of the summands
     size = float(np.max(pyth)) + 1.0
     tol = 16 * p.T * (1 + p.T) * EPS * size
@@ -206,11 +209,11 @@ def _rnn_outcome(p, W_dependent=False):
     parts = {"lower_bound": (max(0.0, float(np.max(n1 - loss))), tol)}
     if not W_dependent:
         parts["pythagoras"] = (float(np.max(np.abs(loss - pyth))), tol)
-    return Outcome.from_parts(parts, f"min_t E|y_t - W^t s_1|^2 = {float(np.min(loss)):.4g} vs |s_1|^2 = {n1:.4g}",
-                              {"loss_per_t": loss.tolist(), "s1_norm2": n1})
+    return Outcome.from_parts(parts, f"min_t E|y_t - W^t s_1|^2 = {float(np.min(loss)):.4g} vs |s_1|^2 = {n1:.4g} "
+                                     f"({p.backend})", {"loss_per_t": loss.tolist(), "s1_norm2": n1})
 
 
-@rnn.numeric
+@rnn.numeric(backends=("numpy", "cupy"))
 def _(p):
     """E|y_t - W^t s_1|^2 = E|y_t|^2 + |s_1|^2 >= |s_1|^2 for every t (exact torus quadrature)."""
     return _rnn_outcome(p)
@@ -219,7 +222,7 @@ def _(p):
 rnn.property(over=("d", "T", "scale", "seed"), max_examples=15)
 
 
-@rnn.falsifier("B_depends_on_W")
+@rnn.falsifier("B_depends_on_W", backends=("numpy", "cupy"))
 def _(p):
     """With B = W/t (context-dependent, A = any) y_t = W^t s_1: the lower bound fails."""
     return _rnn_outcome(p, W_dependent=True)
@@ -271,23 +274,48 @@ pos = Claim(
 )
 
 
+def _pos_tokens_xp(S, beta):
+    """_pos_tokens on the array path: both heads as causally masked (T, T) softmax matrices applied to S at once.
+    Returns the (T, 3d) outputs and the largest off-target weight (host float)."""
+    xp = namespace(S)
+    T, d = S.shape
+    i = xp.reshape(xp.arange(T), (T, 1))
+    j = xp.reshape(xp.arange(T), (1, T))
+    outs, off = [xp.zeros((T, d), dtype=S.dtype)], 0.0
+    for shift in (0, 1):                       # head 1 attends to t' = t, head 2 to t' = t - 1
+        target = (j == i - shift)
+        full = lambda v: xp.full((T, T), v, dtype=S.dtype)  # noqa: E731
+        logits = xp.where(j <= i, xp.where(target, full(beta), full(0.0)), full(-xp.inf))
+        A = X.softmax_rows(logits)
+        outs.append(A @ S)
+        has = xp.any(target, axis=1)
+        w = xp.sum(xp.where(target, A, full(0.0)), axis=1)
+        if bool(xp.any(has)):
+            off = max(off, float(xp.max(xp.where(has, 1.0 - w, xp.full((T,), -xp.inf, dtype=S.dtype)))))
+    return xp.concat(outs, axis=1), off
+
+
 def _pos_outcome(p, s0_zero=False):
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     S = rng.standard_normal((p.T, p.d))
     smax = float(np.max(np.linalg.norm(S, axis=1)))
     beta = math.log(2 * math.sqrt(2) * max(p.T - 1, 1) * smax / p.delta) if smax > 0 else 0.0
-    out, off = _pos_tokens(S, beta)
-    err = [float(np.linalg.norm(out[t] - np.concatenate([np.zeros(p.d), S[t], S[t - 1]]))) for t in range(1, p.T)]
+    Sx = on(xp, S)
+    out, off = _pos_tokens_xp(Sx, beta)
+    want = xp.concat([xp.zeros((p.T - 1, p.d), dtype=Sx.dtype), Sx[1:, :], Sx[:-1, :]], axis=1)
+    err = [float(e) for e in asnumpy(xp.linalg.vector_norm(out[1:, :] - want, axis=1))]
     # rounding: softmax weights to ~4 eps, weighted sums of T terms of size smax
     rtol = 8 * p.T * EPS * smax
-    s0 = np.zeros(p.d) if s0_zero else S[0]
-    slot = float(np.linalg.norm(out[0, 2 * p.d:] - s0))
+    s0 = xp.zeros((p.d,), dtype=Sx.dtype) if s0_zero else Sx[0, :]
+    slot = float(xp.linalg.vector_norm(out[0, 2 * p.d:] - s0))
     parts = {"t>=2": (max(err) if err else 0.0, p.delta + rtol), "t=1 s0 slot": (slot, p.delta + rtol)}
-    return Outcome.from_parts(parts, f"beta = {beta:.3g}", {"beta": beta, "max_offtarget_weight": off,
-                                                            "errors_t>=2": err, "t1_slot_minus_s0": slot})
+    return Outcome.from_parts(parts, f"beta = {beta:.3g} ({p.backend})",
+                              {"beta": beta, "max_offtarget_weight": off, "errors_t>=2": err,
+                               "t1_slot_minus_s0": slot})
 
 
-@pos.numeric
+@pos.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Max error over t >= 2 is <= delta at the chosen beta; at t = 1 the s_0 slot equals s_1 (convention A1)."""
     return _pos_outcome(p)
@@ -296,7 +324,7 @@ def _(p):
 pos.property(over=("T", "d", "delta", "seed"), max_examples=15)
 
 
-@pos.falsifier("s0_zero_at_t1", search=("seed",))
+@pos.falsifier("s0_zero_at_t1", search=("seed",), backends=("numpy", "cupy"))
 def _(p):
     """The construction does not produce s_0 = 0 at t = 1: the slot holds s_1."""
     return _pos_outcome(p, s0_zero=True)
@@ -350,21 +378,23 @@ l66 = Claim(
 
 
 def _l66_outcome(p, conj_first=False):
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     Ah, Bh = rng.standard_normal((p.H, p.d)), rng.standard_normal((p.H, p.d))
     P_row = rng.standard_normal(p.T)
     lam = np.exp(2j * np.pi * rng.random((16, p.d)))
-    a = _l66_direct(Ah, Bh, P_row, lam, p.T, conj_first)
-    b = _l66_closed(Ah, Bh, P_row, lam, p.T)
+    Ax, Bx, Px, lx = on(xp, Ah, Bh, P_row, lam)
+    a = X.l66_direct(Ax, Bx, Px, lx, p.T, conj_first)
+    b = X.l66_closed(Ax, Bx, Px, lx, p.T)
     # rounding: each output entry is a sum of H T d products of |P| |a| |b| (powers of unit numbers: ~T eps each)
     scale = float(np.sum(np.abs(P_row))) * float(np.sum(np.abs(Ah)) * np.max(np.abs(Bh)))
     tol = 16 * (p.T + p.d + p.H) * EPS * scale
-    res = float(np.max(np.abs(a - b)))
-    return Outcome(residual=res, tolerance=tol, values={"max_abs_output": float(np.max(np.abs(b)))},
-                   message=f"|direct - closed form| = {res:.2e}")
+    res = float(xp.max(xp.abs(a - b)))
+    return Outcome(residual=res, tolerance=tol, values={"max_abs_output": float(xp.max(xp.abs(b)))},
+                   message=f"|direct - closed form| = {res:.2e} ({p.backend})")
 
 
-@l66.numeric
+@l66.numeric(backends=("numpy", "cupy"))
 def _(p):
     """(6.6) evaluated head by head equals the Lemma 6.6 closed form."""
     return _l66_outcome(p)
@@ -373,7 +403,7 @@ def _(p):
 l66.property(over=("d", "H", "T", "seed"), max_examples=15)
 
 
-@l66.falsifier("conjugate_first_argument")
+@l66.falsifier("conjugate_first_argument", backends=("numpy", "cupy"))
 def _(p):
     """With <a|b> = a^* b the exponents flip: the closed form fails."""
     return _l66_outcome(p, conj_first=True)
@@ -408,42 +438,55 @@ gdt = Claim(
 
 
 def _gdt_values(p):
+    """Array path: the FD gradient of L takes its 8 d^2 + 1 evaluations as one stack of complex W (B, d, d)."""
+    xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
     lam = np.exp(2j * np.pi * rng.random(p.d))
     s1 = rng.standard_normal(p.d) + 1j * rng.standard_normal(p.d)
     s = [np.zeros(p.d, dtype=complex)] + [lam ** (t - 1) * s1 for t in range(1, p.T + 1)]
+    sx = [on(xp, v) for v in s]
+    dd = p.d * p.d
+    S_in = xp.stack([sx[t] for t in range(1, p.T)], axis=1)             # (d, T-1): s_1..s_{T-1}
+    S_out = xp.stack([sx[t + 1] for t in range(1, p.T)], axis=1)        # (d, T-1): s_2..s_T
 
-    def L(wr):
-        W = (wr[:p.d * p.d] + 1j * wr[p.d * p.d:]).reshape(p.d, p.d)
-        return 0.5 * sum(float(np.sum(np.abs(s[t + 1] - W @ s[t]) ** 2)) for t in range(1, p.T))
+    def L(WR):                                                          # WR (B, 2 d^2) -> (B,)
+        B = WR.shape[0]
+        W = xp.reshape(xp.astype(WR[:, :dd], xp.complex128) + 1j * xp.astype(WR[:, dd:], xp.complex128),
+                       (B, p.d, p.d))
+        r = xp.abs(S_out - W @ S_in)
+        return 0.5 * xp.sum(r * r, axis=(-2, -1))
 
-    (g,), (ge,) = gradient_with_error(L, [np.zeros(2 * p.d * p.d)], 1e-3)
-    G = (g[:p.d * p.d] + 1j * g[p.d * p.d:]).reshape(p.d, p.d)
-    gd = -p.eta * G @ s[p.T]
-    herm = p.eta * sum(s[t] * np.vdot(s[t - 1], s[p.T]) for t in range(1, p.T + 1))     # vdot conjugates s_{t-1}
-    trans = p.eta * sum(s[t] * (s[t - 1] @ s[p.T]) for t in range(1, p.T + 1))
+    gx, gex = X.gradient_with_error_batched(L, xp.zeros((2 * dd,), dtype=xp.float64), 1e-3)
+    g, ge = asnumpy(gx), asnumpy(gex)
+    G = on(xp, g[:dd] + 1j * g[dd:])
+    G = xp.reshape(G, (p.d, p.d))
+    sT = sx[p.T]
+    vdot = lambda a, b: xp.sum(xp.conj(a) * b)  # noqa: E731
+    gd = -p.eta * (G @ sT)
+    herm = p.eta * sum(sx[t] * vdot(sx[t - 1], sT) for t in range(1, p.T + 1))     # conjugates s_{t-1}
+    trans = p.eta * sum(sx[t] * xp.sum(sx[t - 1] * sT) for t in range(1, p.T + 1))
     # FD error (gradient_with_error's estimate, L is quadratic so it is rounding only) propagated through |s_T|
     tol = p.eta * 2 * float(np.max(ge)) * math.sqrt(2) * p.d * float(np.linalg.norm(s[p.T])) \
         + 16 * p.T * p.d * EPS * p.eta * float(np.linalg.norm(s1)) ** 3
     return herm, trans, gd, tol
 
 
-@gdt.numeric
+@gdt.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Direct hermitian output equals -eta grad L(0) s_T (finite differences)."""
     herm, _, gd, tol = _gdt_values(p)
-    r = float(np.linalg.norm(herm - gd))
+    r = float(namespace(gd).linalg.vector_norm(herm - gd))
     return Outcome(residual=r, tolerance=tol, message=f"|hermitian output + eta grad L(0) s_T| = {r:.2e}")
 
 
 gdt.property(over=("d", "T", "eta", "seed"), max_examples=12)
 
 
-@gdt.falsifier("stated")
+@gdt.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed s_{t-1}^T form against -eta grad L(0) s_T: off for complex contexts."""
     _, trans, gd, tol = _gdt_values(p)
-    r = float(np.linalg.norm(trans - gd))
+    r = float(namespace(gd).linalg.vector_norm(trans - gd))
     return Outcome(residual=r, tolerance=tol, message=f"|transpose form + eta grad L(0) s_T| = {r:.2e}")
 
 

@@ -17,7 +17,8 @@ import numpy as np
 import sympy as sp
 
 from solvers import sinkhorn as sk
-from solvers.fd import gradient_with_error
+from solvers import xp_sander2 as X
+from solvers.xp import asnumpy, namespace, on, xp_of
 from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
@@ -92,39 +93,47 @@ def _C_of(p):
     return np.array(p.C, dtype=float) if p.get("C") is not None else _cost(p.n, p.seed, p.scale)
 
 
-@attention.numeric(backends=("numpy", "numba"))
+@attention.numeric(backends=("numpy", "numba", "cupy"))
 def _(p):
     """K^1 = SoftMax, K^(2m) = Sinkhorn after m full iterations, doubly stochastic to the stopping tolerance."""
+    xp = xp_of(p)
     C = _C_of(p)
     n = C.shape[0]
-    r = sk.sinkhorn(C, tol=p.tol, max_iter=100_000, backend=p.backend)
-    if not r.converged:
-        return inconclusive("Sinkhorn did not reach the tolerance in 1e5 full iterations", row_err=r.row_err)
-    K1 = sk.half_steps_numpy(C, 1)
-    Kl = sk.half_steps_numpy(C, 2 * r.n_iter)
-    K3 = sk.half_steps_numpy(C, 3)
-    row, col = sk.row_col_errors(r.K)
+    Cx = on(xp, C)
+    if p.backend == "numba":        # the Numba log-domain kernel runs the iteration, the rest is array code
+        r = sk.sinkhorn(C, tol=p.tol, max_iter=100_000, backend="numba", method="log")
+        K, n_iter, row_err, conv = on(xp, r.K), r.n_iter, r.row_err, r.converged
+    else:                           # array-API log domain (numpy, array_api_strict, cupy)
+        K, _, _, n_iter, row_err, conv = X.sinkhorn_log(Cx, tol=p.tol, max_iter=100_000)
+    if not conv:
+        return inconclusive("Sinkhorn did not reach the tolerance in 1e5 full iterations", row_err=row_err)
+    K1 = X.half_steps(Cx, 1)
+    Kl = X.half_steps(Cx, 2 * n_iter)
+    K3 = X.half_steps(Cx, 3)
+    row, col = (float(e) for e in X.row_col_errors(K))
     # error model: a normalisation divides by a sum of n positive terms (relative error <= n eps), so every
     # row/column sum is 1 to within 2 n eps; the two recursions differ by one rounding per entry per half-step
     rnd = 4 * n * EPS
-    # limit_vs_independent: K^inf from Levenberg-Marquardt on the marginal equations (no alternating normalisation).
+    # limit_vs_independent: K^inf from Levenberg-Marquardt on the marginal equations (no alternating normalisation;
+    # scipy, so it is computed on the host and moved).
     # Error model: an iterate with row error delta (columns exact) is the exact scaling for row marginals 1 + O(delta);
     # the potentials move by <= n delta/(1 - sigma_2^2) (sigma_2 the second singular value of K^inf, the contraction
     # of the scaling map), each entry by <= 2 max K^inf times that; the reference's own marginal error adds to delta.
     # (The rows_of_limit part is the stopping rule itself, kept as the solver's contract: it sits near tol by design.)
-    Kref = sk.scaling_least_squares(C)
-    sv = np.linalg.svd(Kref, compute_uv=False)
-    gap = 1 - sv[1] ** 2 if n > 1 else 1.0
-    delta = r.row_err + sum(sk.row_col_errors(Kref))
-    tol_lim = 2 * float(np.max(Kref)) * n * delta / max(gap, 1e-300) + 64 * n * EPS
+    Kref = on(xp, sk.scaling_least_squares(C))
+    sv = asnumpy(xp.linalg.svdvals(Kref))
+    gap = 1 - float(sv[1]) ** 2 if n > 1 else 1.0
+    delta = row_err + sum(float(e) for e in X.row_col_errors(Kref))
+    tol_lim = 2 * float(xp.max(Kref)) * n * delta / max(gap, 1e-300) + 64 * n * EPS
+    amax = lambda A: float(xp.max(xp.abs(A)))  # noqa: E731
     return Outcome.from_parts({
-        "limit_vs_independent_scaling": (float(np.max(np.abs(r.K - Kref))), tol_lim),
-        "K1_is_softmax": (float(np.max(np.abs(K1 - sk.softmax_rows(C)))), rnd),
-        "K3_row_stochastic": (sk.row_col_errors(K3)[0], rnd),
+        "limit_vs_independent_scaling": (amax(K - Kref), tol_lim),
+        "K1_is_softmax": (amax(K1 - X.softmax_rows(Cx)), rnd),
+        "K3_row_stochastic": (float(X.row_col_errors(K3)[0]), rnd),
         "rows_of_limit": (row, p.tol + rnd),
         "columns_of_limit": (col, rnd),
-        "iterate_count_is_full_iterations": (float(np.max(np.abs(Kl - r.K))), 4 * r.n_iter * rnd),
-    }, "Sinkhorn attention", values={"n_iter": r.n_iter, "row_err": r.row_err, "n": n})
+        "iterate_count_is_full_iterations": (amax(Kl - K), 4 * n_iter * rnd),
+    }, f"Sinkhorn attention ({p.backend})", values={"n_iter": n_iter, "row_err": row_err, "n": n})
 
 
 attention.property(over=("n", "seed", "scale", "C"), max_examples=15)
@@ -182,19 +191,31 @@ def _p513(p):
     return C, P, ref
 
 
-@logdomain.numeric
+@logdomain.numeric(backends=("numpy", "cupy"))
 def _(p):
     """n diag(e^f) K^0 diag(e^g) from (5.13) equals K^infinity of the matrix Sinkhorn."""
-    C, P, ref = _p513(p)
-    gap = _spectral_gap(ref.K)
-    err513 = float(np.max(np.abs(P.sum(0) * p.n - 1)) + np.max(np.abs(P.sum(1) * p.n - 1)))
-    res = float(np.max(np.abs(p.n * P - ref.K)))
+    xp = xp_of(p)
+    Cx = on(xp, _cost(p.n, p.seed, p.scale))
+    P = X.sinkhorn_513(Cx, p.iters)
+    K, _, _, _, row_err, _ = X.sinkhorn_log(Cx, tol=1e-14)
+    gap = _gap_xp(K)
+    err513 = float(xp.max(xp.abs(xp.sum(P, axis=0) * p.n - 1)) + xp.max(xp.abs(xp.sum(P, axis=1) * p.n - 1)))
+    res = float(xp.max(xp.abs(p.n * P - K)))
     # first-order perturbation of the scaling: |K - K_inf| <= 2 (marginal error)/(1 - sigma_2(K_inf)) max K
-    tol = 2 * (err513 + ref.row_err + 4 * p.n * EPS) / max(gap, 1e-300) * float(ref.K.max()) + 8 * p.n * EPS
+    tol = 2 * (err513 + row_err + 4 * p.n * EPS) / max(gap, 1e-300) * float(xp.max(K)) + 8 * p.n * EPS
     if err513 > 1e-6:
         return inconclusive(f"(5.13) has not converged after {p.iters} iterations (marginal error {err513:.1e})")
-    return Outcome(residual=res, tolerance=tol, values={"row_sums_of_plan": P.sum(1).tolist(), "spectral_gap": gap},
-                   message="|n P - K_inf|_max")
+    return Outcome(residual=res, tolerance=tol, values={"row_sums_of_plan": asnumpy(xp.sum(P, axis=1)).tolist(),
+                                                        "spectral_gap": gap},
+                   message=f"|n P - K_inf|_max ({p.backend})")
+
+
+def _gap_xp(K):
+    """1 - sigma_2(K) (array path; 1 for a 1 x 1 matrix)."""
+    if K.shape[-1] < 2:
+        return 1.0
+    xp = namespace(K)
+    return 1.0 - float(xp.linalg.svdvals(K)[1])
 
 
 logdomain.property(over=("n", "seed"), max_examples=10)
@@ -247,21 +268,32 @@ def _inv_tol(r1, r2, n):
     return 2 * (r1.row_err + r2.row_err + 8 * n * EPS) / max(gap, 1e-300) * float(r1.K.max()) + 8 * n * EPS
 
 
-@invariance.numeric
+def _inv_tol_xp(K1, e1, e2, n):
+    xp = namespace(K1)
+    return 2 * (e1 + e2 + 8 * n * EPS) / max(_gap_xp(K1), 1e-300) * float(xp.max(K1)) + 8 * n * EPS
+
+
+@invariance.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """Sinkhorn of C and of C + f 1^T + 1 g^T agree; so do the dot-product and the L2 costs."""
+    """Sinkhorn of C and of C + f 1^T + 1 g^T agree; so do the dot-product and the L2 costs (one stacked run of 4)."""
+    xp = xp_of(p)
     C, f, g = _inv_instance(p)
-    r1, r2 = sk.sinkhorn(C, tol=1e-14), sk.sinkhorn(C + f[:, None] + g[None, :], tol=1e-14)
     rng = np.random.default_rng(p.seed + 1)
     d = 3
-    X = rng.standard_normal((p.n, d))
+    Xp = rng.standard_normal((p.n, d))
     WQ, WK = 0.5 * rng.standard_normal((2, d, d))
-    Cl2 = -0.5 * np.sum(((X @ WQ.T)[:, None, :] - (X @ WK.T)[None, :, :]) ** 2, axis=2)
-    r3, r4 = sk.sinkhorn(sk.cost_matrix(X, WQ, WK), tol=1e-14), sk.sinkhorn(Cl2, tol=1e-14)
+    Xx, WQx, WKx, Cx, fx, gx = on(xp, Xp, WQ, WK, C, f, g)
+    A, Bk = Xx @ xp.matrix_transpose(WQx), Xx @ xp.matrix_transpose(WKx)
+    diff = xp.expand_dims(A, axis=1) - xp.expand_dims(Bk, axis=0)
+    Cl2 = -0.5 * xp.sum(diff * diff, axis=2)
+    stack = xp.stack([Cx, Cx + xp.expand_dims(fx, axis=1) + xp.expand_dims(gx, axis=0),
+                      A @ xp.matrix_transpose(Bk), Cl2])
+    K, _, _, its, errs, _ = X.sinkhorn_log(stack, tol=1e-14)
+    amax = lambda Z: float(xp.max(xp.abs(Z)))  # noqa: E731
     return Outcome.from_parts({
-        "additive_terms": (float(np.max(np.abs(r1.K - r2.K))), _inv_tol(r1, r2, p.n)),
-        "l2_cost": (float(np.max(np.abs(r3.K - r4.K))), _inv_tol(r3, r4, p.n)),
-    }, "Sinkhorn invariance", values={"iterations": [r1.n_iter, r2.n_iter, r3.n_iter, r4.n_iter]})
+        "additive_terms": (amax(K[0, ...] - K[1, ...]), _inv_tol_xp(K[0, ...], errs[0], errs[1], p.n)),
+        "l2_cost": (amax(K[2, ...] - K[3, ...]), _inv_tol_xp(K[2, ...], errs[2], errs[3], p.n)),
+    }, f"Sinkhorn invariance ({p.backend})", values={"iterations": [int(i) for i in its]})
 
 
 invariance.property(over=("n", "seed", "scale", "shift"), max_examples=15)
@@ -321,18 +353,25 @@ def _column_errors(C, ls):
     return [sk.row_col_errors(sk.half_steps_numpy(C, l))[1] for l in ls]
 
 
-@iterations.numeric
+@iterations.numeric(backends=("numpy", "cupy"))
 def _(p):
     """The column error after l (odd) half-steps is non-increasing in l and tends to 0."""
-    C = _attn_logits(p.n, p.d, p.s, p.seed)
+    xp = xp_of(p)
+    Cx = on(xp, _attn_logits(p.n, p.d, p.s, p.seed))
     ls = list(range(1, 42, 2))
-    errs = _column_errors(C, ls)
+    # one pass of the recursion (5.3), the column error read at every odd l (same arithmetic as l separate runs)
+    Lg, col = Cx, []
+    for s in range(1, ls[-1] + 1):
+        Lg = Lg - X.lse(Lg, -1) if s % 2 == 1 else Lg - X.lse(Lg, -2)
+        if s % 2 == 1:
+            col.append(X.row_col_errors(xp.exp(Lg))[1])
+    errs = [float(e) for e in asnumpy(xp.stack(col))]
     incr = max(0.0, max(b - a for a, b in zip(errs, errs[1:])))
-    r = sk.sinkhorn(C, tol=1e-12)
+    _, _, _, n_iter, _, conv = X.sinkhorn_log(Cx, tol=1e-12)
     return Outcome.from_parts({"monotone": (incr, 8 * p.n * EPS),
-                               "converges": (0.0 if r.converged else 1.0, 0.0)},
-                              "geometric decay of the column error",
-                              values={"half_steps": ls, "column_error": errs, "full_iterations_to_1e-12": r.n_iter,
+                               "converges": (0.0 if conv else 1.0, 0.0)},
+                              f"geometric decay of the column error ({p.backend})",
+                              values={"half_steps": ls, "column_error": errs, "full_iterations_to_1e-12": n_iter,
                                       "plot": {"kind": "semilogy", "x": ls, "series": {"max |col sum - 1|": errs},
                                                "xlabel": "half-steps l", "ylabel": "column error",
                                                "title": f"Sinkhorn column error, s={p.s}"}})
@@ -392,16 +431,22 @@ def _kernels_continuous(X, W):
     return C, k1, r.K, r
 
 
-@normalisation.numeric
+@normalisation.numeric(backends=("numpy", "cupy"))
 def _(p):
     """k^1 = n K^1 and k^inf = n K^inf, where k is iterated by (5.5) against mu_n."""
-    X, W, _, WV = _draw_particles(p.n, p.d, p.seed, p.scale)
-    C, k1, kinf, r = _kernels_continuous(X, W)
-    rK = sk.sinkhorn(C, tol=1e-14)
+    xp = xp_of(p)
+    Xp, W, _, _ = _draw_particles(p.n, p.d, p.seed, p.scale)
+    Xx, Wx = on(xp, Xp, W)
+    C = (Xx @ xp.matrix_transpose(Wx)) @ xp.matrix_transpose(Xx @ xp.matrix_transpose(Wx))
+    k0 = xp.exp(C)
+    k1 = k0 / xp.mean(k0, axis=1, keepdims=True)                      # (5.5) against mu_n: weights 1/n
+    kinf, _, _, _, e1, _ = X.sinkhorn_log(C, on(xp, np.full(p.n, -math.log(p.n))), tol=1e-14)
+    K, _, _, _, e2, _ = X.sinkhorn_log(C, tol=1e-14)
+    S1 = X.softmax_rows(C)
     return Outcome.from_parts({
-        "k1": (float(np.max(np.abs(k1 - p.n * sk.softmax_rows(C)))), 8 * p.n * EPS * float(k1.max())),
-        "kinf": (float(np.max(np.abs(kinf - p.n * rK.K))), p.n * _inv_tol(r, rK, p.n)),
-    }, "k = n K on mu_n", values={"ratio_k1_over_K1": float(np.median(k1 / sk.softmax_rows(C)))})
+        "k1": (float(xp.max(xp.abs(k1 - p.n * S1))), 8 * p.n * EPS * float(xp.max(k1))),
+        "kinf": (float(xp.max(xp.abs(kinf - p.n * K))), p.n * _inv_tol_xp(kinf, e1, e2, p.n)),
+    }, f"k = n K on mu_n ({p.backend})", values={"ratio_k1_over_K1": float(np.median(asnumpy(k1 / S1)))})
 
 
 normalisation.property(over=("n", "seed"), max_examples=10)
@@ -449,47 +494,66 @@ wgrad = Claim(
 
 
 def _wgrad_outcome(p, assumption=True, factor_n=True):
-    X, WQ, WK, WV = _draw_particles(p.n, p.d, p.seed, p.scale, assumption)
-    n = p.n
+    """Array path: the particle fields, and central differences whose 4 n d + 1 evaluations of F^0 and of F^inf
+    each run as one stack (F^inf: one batched log-domain Sinkhorn over all perturbed particle sets)."""
+    xp = xp_of(p)
+    Xh, WQh, WKh, WVh = _draw_particles(p.n, p.d, p.seed, p.scale, assumption)
+    n, d = p.n, p.d
     h = 1e-4
-    Tinf = sk.particle_field(X, WQ, WK, WV, "inf")
-    T0 = sk.particle_field(X, WQ, WK, WV, "0")
-    T1 = sk.particle_field(X, WQ, WK, WV, "1")
-    row_errs = []
+    Xp, WQ, WK, WV = on(xp, Xh, WQh, WKh, WVh)
+    T_ = xp.matrix_transpose
+    logw = on(xp, np.full(n, -math.log(n)))
 
-    def Finf(Y):
-        F, _ = sk.functional_Finf(Y, WQ, WK)
-        return F
-    (g0,), (e0,) = gradient_with_error(lambda Y: sk.functional_F0(Y, WQ, WK), [X], h)
-    (ginf,), (einf,) = gradient_with_error(Finf, [X], h)
-    r = sk.sinkhorn(sk.cost_matrix(X, WQ, WK), np.full(n, -math.log(n)), tol=1e-15)
-    pot = float(np.max(np.abs(r.f)) + np.max(np.abs(r.g)))
-    einf = einf + 4 * pot * max(r.row_err, n * EPS) / h
-    # T^1 at x_i: -grad_x log int k^0(x, x') dmu_n(x') with the x_j held fixed
-    g1 = np.zeros_like(X)
-    e1 = np.zeros_like(X)
-    Y = X @ WK.T
-    for i in range(n):
-        def L(x):
-            return float(np.log(np.mean(np.exp((WQ @ x) @ Y.T))))
-        (gi,), (ei,) = gradient_with_error(L, [X[i]], h)
-        g1[i], e1[i] = gi, ei
+    def cost(Xs):                                     # (..., n, d) -> (..., n, n)
+        return (Xs @ T_(WQ)) @ T_(Xs @ T_(WK))
+    C = cost(Xp)
+    XV = Xp @ T_(WV)
+    Kd, _, _, _, _, _ = X.sinkhorn_log(C, tol=1e-14, max_iter=100_000)      # doubly stochastic K^inf
+    Tinf = Kd @ XV                                    # (n K^inf) (X W_V^T) / n
+    T0 = xp.exp(C) @ XV / n
+    T1 = X.softmax_rows(C) @ XV
+
+    def F0_batch(Xf):
+        Cs = cost(xp.reshape(Xf, (Xf.shape[0], n, d)))
+        return 0.5 * xp.mean(xp.exp(Cs), axis=(-2, -1))
+
+    def Finf_batch(Xf):
+        Cs = cost(xp.reshape(Xf, (Xf.shape[0], n, d)))
+        K, f, g, _, _, _ = X.sinkhorn_log(Cs, logw, tol=1e-15, max_iter=100_000)
+        fg = xp.expand_dims(f, axis=2) + xp.expand_dims(g, axis=1)
+        return -0.5 * xp.sum(K * fg, axis=(-2, -1)) / n ** 2
+    xf = xp.reshape(Xp, (n * d,))
+    g0, e0 = (xp.reshape(a, (n, d)) for a in X.gradient_with_error_batched(F0_batch, xf, h))
+    ginf, einf = (xp.reshape(a, (n, d)) for a in X.gradient_with_error_batched(Finf_batch, xf, h))
+    Kw, fw, gw, _, row_err, _ = X.sinkhorn_log(C, logw, tol=1e-15, max_iter=100_000)
+    pot = float(xp.max(xp.abs(fw)) + xp.max(xp.abs(gw)))
+    einf = einf + 4 * pot * max(row_err, n * EPS) / h
+    # T^1 at x_i: -grad_x log int k^0(x, x') dmu_n(x') with the x_j held fixed (one stack per particle)
+    Y = Xp @ T_(WK)
+
+    def L_batch(xs):                                  # (B, d) -> (B,)
+        return xp.log(xp.mean(xp.exp((xs @ T_(WQ)) @ T_(Y)), axis=1))
+    rows = [X.gradient_with_error_batched(L_batch, Xp[i, :], h) for i in range(n)]
+    g1, e1 = xp.stack([r[0] for r in rows]), xp.stack([r[1] for r in rows])
     m = n if factor_n else 1
-    ga = sk.gradient_Finf(X, WQ, WK)
+    M = T_(WQ) @ WK
+    ga = (Kw @ Xp @ T_(M) + T_(Kw) @ Xp @ M) / (2 * n ** 2)             # envelope theorem (gradient_Finf)
     # the Richardson estimate |d_h - d_2h|/3 is asymptotically the truncation error itself; factor 2 covers the
     # O(h^4) remainder
     e0, e1, einf = 2 * e0, 2 * e1, 2 * einf
+    amax = lambda A: float(xp.max(xp.abs(A)))  # noqa: E731
+    Fb = float(Finf_batch(xp.reshape(xf, (1, n * d)))[0])
     return Outcome.from_parts({
-        "T0": (float(np.max(np.abs(T0 + m * g0))), float(m * np.max(e0)) + 8 * n * EPS * float(np.max(np.abs(T0)))),
-        "T1": (float(np.max(np.abs(T1 + g1))), float(np.max(e1)) + 8 * n * EPS * float(np.max(np.abs(T1)))),
-        "Tinf": (float(np.max(np.abs(Tinf + m * ginf))), float(m * np.max(einf)) + 8 * n * EPS * float(np.max(np.abs(Tinf)))),
-        "Tinf_envelope": (float(np.max(np.abs(ginf - ga))), float(np.max(einf))),
-    }, "T = -n grad F on particles", values={"max_T0": float(np.max(np.abs(T0))), "max_Tinf": float(np.max(np.abs(Tinf))),
-                                             "F_inf_equals_minus_mean_potential":
-                                                 abs(Finf(X) + float(np.mean(0.5 * (r.f + r.g))))})
+        "T0": (amax(T0 + m * g0), m * amax(e0) + 8 * n * EPS * amax(T0)),
+        "T1": (amax(T1 + g1), amax(e1) + 8 * n * EPS * amax(T1)),
+        "Tinf": (amax(Tinf + m * ginf), m * amax(einf) + 8 * n * EPS * amax(Tinf)),
+        "Tinf_envelope": (amax(ginf - ga), amax(einf)),
+    }, f"T = -n grad F on particles ({p.backend})", values={
+        "max_T0": amax(T0), "max_Tinf": amax(Tinf),
+        "F_inf_equals_minus_mean_potential": abs(Fb + float(xp.mean(0.5 * (fw + gw))))})
 
 
-@wgrad.numeric
+@wgrad.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Central differences of F^0, F^inf (Sinkhorn) and log int k^0 against the particle fields."""
     return _wgrad_outcome(p)
@@ -502,7 +566,7 @@ wgrad.property(over=("n", "d", "seed", "scale"), max_examples=8)
     "no_assumption_5_2": "Drop Assumption 5.2 (an independent W_V): T^inf is no longer -n grad F^inf.",
     "missing_factor_n": "The proof's discrete form (l.3888), nabla_W F^0 = -sum_j K^0_ij W_V x_j, i.e. "
                         "without the factor n (E5.4).",
-}, search=("seed",))
+}, search=("seed",), backends=("numpy", "cupy"))
 def _(p, variant):
     return _wgrad_outcome(p, **{
         "no_assumption_5_2": dict(assumption=False),
@@ -936,15 +1000,50 @@ def _l2_values(p):
     return T, Tbar, corrected, printed, tol, tol_first, (WQ, WK, x)
 
 
-@transformer.numeric
+def _l2_values_xp(p):
+    """_l2_values on the array path (Gaussian closed form of the L2-SoftMax kernel, solves and norms)."""
+    xp = xp_of(p)
+    WQh, WKh, Sigmah, xh = _l2_instance(p)
+    WQ, WK, Sigma, x = on(xp, WQh, WKh, Sigmah, xh)
+    d = p.d
+    T_ = xp.matrix_transpose
+    I = xp.eye(d, dtype=xp.float64)
+    S = WK @ Sigma @ T_(WK)
+    Bm = Sigma @ T_(WK) @ xp.linalg.solve(S + p.eps * I, WQ)          # E[x'|x] = B x (gaussian_l2softmax)
+    WV = -T_(WQ) @ WK
+    col = lambda v: xp.reshape(v, (d, 1))  # noqa: E731
+    T = WV @ (Bm @ col(x)) / p.eps
+    QQx = T_(WQ) @ (WQ @ col(x))
+    Tbar = T + QQx / p.eps
+    z = xp.linalg.solve(WK, WQ @ col(x))                              # W_K^-1 W_Q x
+    glr = -xp.linalg.solve(Sigma, z)                                  # grad(rho)/rho at z
+    corrected = -T_(WQ) @ xp.linalg.solve(T_(WK), glr)
+    printed = -T_(WQ) @ xp.linalg.solve(WK, glr)
+    sv = lambda A: asnumpy(xp.linalg.svdvals(A))  # noqa: E731
+    sS, sSe = sv(S), sv(S + p.eps * I)
+    Sn = 1.0 / float(sS.min())                                        # |S^-1|_2
+    nq = float(sv(WQ).max())
+    nx = float(xp.linalg.vector_norm(x))
+    # rounding: Tbar is a difference of two O(|W_Q|^2 |x|/eps) terms
+    rnd = 50 * d * EPS * nq**2 * nx * float(sSe.max() / sSe.min()) / p.eps
+    tol = p.eps * nq**2 * Sn**2 * nx + rnd
+    tol_first = p.eps * nq**2 * Sn * nx + 50 * d * EPS * nq**2 * nx * float(sS.max() / sS.min())
+    return T, Tbar, corrected, printed, tol, tol_first, QQx
+
+
+@transformer.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Gaussian closed form: Tbar_eps -> -W_Q^T W_K^-T grad(rho)/rho (W_K^-1 W_Q x) to O(eps); eps T -> -W_Q^T W_Q x."""
-    T, Tbar, corrected, printed, tol, tol_first, (WQ, WK, x) = _l2_values(p)
+    xp = xp_of(p)
+    T, Tbar, corrected, printed, tol, tol_first, QQx = _l2_values_xp(p)
+    WQ, WK, _, _ = _l2_instance(p)
+    nrm = lambda v: float(xp.linalg.vector_norm(v))  # noqa: E731
+    flat = lambda v: asnumpy(xp.reshape(v, (-1,))).tolist()  # noqa: E731
     return Outcome.from_parts({
-        "Tbar_limit": (float(np.linalg.norm(Tbar - corrected)), tol),
-        "eps_T_limit": (float(np.linalg.norm(p.eps * T + WQ.T @ WQ @ x)), tol_first),
-    }, "L2-SoftMax limit with W_K^-T", values={
-        "Tbar": Tbar.tolist(), "corrected": corrected.tolist(), "printed": printed.tolist(),
+        "Tbar_limit": (nrm(Tbar - corrected), tol),
+        "eps_T_limit": (nrm(p.eps * T + QQx), tol_first),
+    }, f"L2-SoftMax limit with W_K^-T ({p.backend})", values={
+        "Tbar": flat(Tbar), "corrected": flat(corrected), "printed": flat(printed),
         "WKinv_WQ_symmetric": bool(np.allclose(np.linalg.solve(WK, WQ), np.linalg.solve(WK, WQ).T)),
         "WQ_WKinv_symmetric": bool(np.allclose(WQ @ np.linalg.inv(WK), (WQ @ np.linalg.inv(WK)).T))})
 
