@@ -2,11 +2,13 @@
 
     OPENBLAS_NUM_THREADS=1 python benchmarks/bench_array_api.py [--repeat 3] [--quick] [--json PATH]
 
-Three claims of different kinds, each check run through ``theorems.runner.run_check`` exactly as
+Four claims of different kinds, each check run through ``theorems.runner.run_check`` exactly as
 ``theorems check ID --backend B --param batch=...`` runs it, over batch sizes spanning two decades:
 
 * ``menon.a_operator_transpose``: matrix functions from ``eigh`` (psd powers) on stacks of d x d matrices;
-* the other two are named in ``CASES`` below (a Sinkhorn-type iteration and a forward pass).
+* ``sander.momentum_inverse``: Momentum ResNet forward and inverse passes (4.3), a batch of networks;
+* ``sander.sinkhorn_iterations``: Sinkhorn scalings of an n x n kernel (an iteration to a tolerance);
+* ``chen.theorem_5_1_support``: sector conditions (5.9)/(5.10) on stacks of per-sample projectors.
 
 Each backend runs the same array-API code path: ``numpy`` (array-api-compat's NumPy namespace),
 ``array_api_strict`` (the reference implementation of the standard: it shows the cost of the
@@ -29,6 +31,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 #: (claim id, fixed parameters, the size parameter, sizes spanning two decades)
 CASES = [
     ("menon.a_operator_transpose", {"d": 4, "N": 3, "seed": 1}, "batch", (16, 160, 1600)),
+    ("sander.momentum_inverse", {"seed": 1}, "batch", (2, 20, 200)),
+    ("sander.sinkhorn_iterations", {"seed": 1}, "n", (2, 20, 200)),
+    ("chen.theorem_5_1_support", {"seed": 1}, "samples", (1000, 10000, 100000)),
 ]
 
 
