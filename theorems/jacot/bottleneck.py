@@ -295,7 +295,8 @@ structure = Claim(
     status="empirical",
     params=_params(Lt_low=8.0),  # the claim is about large Lt (Lt = 1..4: no bottleneck, the falsifier)
     validate=_validate,
-    notes="Scaled-down Fig. 1 (catalogue R3: w = 10, N = 40, L = 40, k = 2; the paper trains adaptive nets, R3 and this "
+    notes="Hypothesis (the statements are about minima): an end point with stationarity |grad L|/(|grad C| + |grad R|) > 0.5 or one collapsed to W = 0 (train MSE >= 0.9) is inconclusive with the reason. "
+          "Scaled-down Fig. 1 (catalogue R3: w = 10, N = 40, L = 40, k = 2; the paper trains adaptive nets, R3 and this "
           "module use equidistant steps). Default (ci) size w = 8, N = 32, L = 32, "
           "1000 L-BFGS iterations per Lt in the continuation 1, 2, 4, 8, 12. gamma_p = 1e-3 ||K_p||_op (E2). The "
           "'rank' is #{s > 0.1 s_max} of the median middle-third spectrum of W_l; it may exceed k* by one (the "
@@ -389,7 +390,8 @@ trend = Claim(
     status="empirical",
     params=_PARAMS,
     validate=_validate,
-    notes="Medians of the discrete -2H_l/Lt and of -2H_gamma,l/Lt over the middle third of the layers (the first "
+    notes="Hypothesis (the statements are about minima): an end point with stationarity |grad L|/(|grad C| + |grad R|) > 0.5 or one collapsed to W = 0 (train MSE >= 0.9) is inconclusive with the reason. "
+          "Medians of the discrete -2H_l/Lt and of -2H_gamma,l/Lt over the middle third of the layers (the first "
           "layers are not resolved, catalogue R3). Monotonicity is asserted with a slack (see the check), closeness "
           "to k* only at the largest Lt >= 8 with the catalogue's +-0.5, on -2H_gamma/Lt and min COI: the discrete "
           "-2H/Lt uses B = -(1/lambda) dC/dA, a one-sided derivative at the ReLU kinks the end point sits on, and its "
@@ -555,7 +557,8 @@ variability = Claim(
     params=_params(Lt_low=4.0) + [Param.int("runs", 2, 1, 3, "extra training paths 2Lt/3 -> Lt (init seeds "
                                                        "seed+1..seed+runs)")],
     validate=_validate,
-    notes="Same data and objective at the same Lt, different training paths: the continuation 1, 2, 4, ..., Lt of "
+    notes="Hypothesis (the statements are about minima): an end point with stationarity |grad L|/(|grad C| + |grad R|) > 0.5 or one collapsed to W = 0 (train MSE >= 0.9) is inconclusive with the reason. "
+          "Same data and objective at the same Lt, different training paths: the continuation 1, 2, 4, ..., Lt of "
           "jacot.bottleneck_structure and, for seeds seed+1..seed+runs, initialisation W = (2Lt/3)[I, 0] + 0.1 N(0, 1) "
           "trained at 2Lt/3 then at Lt. The Bottleneck ranks round(min_p COI_gamma) differ between runs and all lie within "
           "k* +- 2 (the paper's 'can vary by 1-2'). Runs that collapse to W = 0 (direct training at Lt = 12 with L = 32 "
