@@ -33,6 +33,8 @@ CASES = {
     "jacot.erratum_prop6_limit": ({"w": 5, "N": 4, "k": 1, "seed": 2}, "stated", {"seed": 4}),
     "jacot.erratum_fig1_coi_square": ({"w": 5, "N": 6, "k": 2, "seed": 7}, "stated", {"seed": 1}),
     "jacot.hamilton_equations": ({"w": 3, "N": 4, "Lt": 1.5, "seed": 3, "B_scale": 0.3}, "no_relu_mask", {"seed": 2}),
+    "jacot.theorem4_identity": ({"w": 4, "N": 6, "Lt": 1.5, "seed": 4, "B_scale": 0.5, "gamma": 0.3}, "no_B_term",
+                                {"seed": 2}),
     "jacot.hamiltonian_energies": ({"w": 4, "N": 3, "Lt": 2.0, "seed": 2, "B_scale": 0.2}, "potential_sign_E11",
                                    {"seed": 3}),
 }
