@@ -203,8 +203,8 @@ end_to_end = Claim(
         Param.seed("seed of the balanced point and of E'"),
         Param.int("zeros", 0, 0, 7, "number of zero singular values (a point of M_r, r = d - zeros)",
                   search=(0, 2)),
-        Param.float("G", 0.0, 0.0, 1.0, "size of a perturbation of the layers off M_0 (|G| = O(G)); "
-                    "0 is the theorem's hypothesis"),
+        Param.float("G", 0.0, 0.0, 1.0, "size of a perturbation of the layers off M_0 (|G| = O(G)) for the "
+                    "falsifier small_G_linear; the numeric check takes the theorem's hypothesis G = 0"),
         Param.float("T", 0.0, 0.0, 5.0, "0: compare the vector fields (4.9) and (4.11) at the point; "
                     "T > 0: integrate the flow upstairs (3.6) and (4.11) downstairs to time T (E = 1/2|W-Y|^2)"),
     ],
@@ -265,10 +265,16 @@ def _thm2_flow(p, rtols=(1e-8, 1e-10)):
     args = dln.make_args(widths, Y)
     ups, downs, steps = [], [], 0
     for rtol in rtols:
-        y, acc, rej = rk.dopri5_numpy(dln.dln_rhs_numpy, 0.0, dln.pack(Ws), p.T, args, rtol=rtol, atol=rtol * 1e-2)
+        try:
+            y, acc, rej = rk.dopri5_numpy(dln.dln_rhs_numpy, 0.0, dln.pack(Ws), p.T, args, rtol=rtol,
+                                          atol=rtol * 1e-2, max_steps=FLOW_MAX_STEPS)
+            w, acc2, rej2 = rk.dopri5_numpy(_flow_down, 0.0, dln.prod(Ws).ravel(), p.T, (N, Y, d), rtol=rtol,
+                                            atol=rtol * 1e-2, max_steps=FLOW_MAX_STEPS)
+        except RuntimeError:
+            return inconclusive(f"the flows are too stiff here for the explicit dopri5 within {FLOW_MAX_STEPS} steps "
+                                f"(|A_(N,W)| ~ N sigma_max^(2-2/N), d={d}, N={N}, sigma_max={float(lam[0]) ** N:.3g}); "
+                                f"take a smaller T")
         ups.append(dln.prod(dln.unpack(y, widths)))
-        w, acc2, rej2 = rk.dopri5_numpy(_flow_down, 0.0, dln.prod(Ws).ravel(), p.T, (N, Y, d), rtol=rtol,
-                                        atol=rtol * 1e-2)
         downs.append(w.reshape(d, d))
         steps = max(steps, acc + rej, acc2 + rej2)
     res = float(np.linalg.norm(ups[-1] - downs[-1]))
@@ -291,10 +297,11 @@ def _thm2_flow(p, rtols=(1e-8, 1e-10)):
 def _(p):
     """(4.9) = (4.11) at a balanced point (or the two flows to time T when T > 0).  The pointwise check is
     array-API code; T > 0 is CPU-only (adaptive dopri5 with step control) and runs on NumPy on any backend."""
-    if p.G > 0:  # the perturbation parameter is there for the falsifier small_G_linear
-        return inconclusive(f"G={p.G!r} > 0 puts the layers off the balanced variety M_0: the theorem's hypothesis "
-                            f"W(0) in M fails (see the falsifier small_G_linear)")
-    return _thm2_flow(p) if p.T > 0 else _thm2_pointwise(p)
+    # G (the size of a perturbation off M_0) is the falsifier small_G_linear's parameter: the theorem's hypothesis
+    # W(0) in M is G = 0, which the numeric check always takes (a sweep drawing G over [0, 1] used to leave every
+    # draw inconclusive as G > 0)
+    q = p.replace(G=0.0) if p.G else p
+    return _thm2_flow(q) if q.T > 0 else _thm2_pointwise(q)
 
 
 end_to_end.property(over=("d", "N", "seed", "zeros"), max_examples=15)
