@@ -438,7 +438,9 @@ fit = Claim(
           "the configurations that fit well; 10% allows seed-to-seed and float32/float64 differences). Runs that have "
           "not learned the data (|dy|^2 off b by >1%) are inconclusive. Default: Table 1 'Shallow' at width 100. "
           "Deep small-initialisation nets (Default, ReLU, Narrow, Intermediate) do NOT satisfy it (catalogue U2 (ii), "
-          "E11): see vanrossem.deep_network_discrepancy. Eq 49 units: rectangle rule over recorded epochs (D6).",
+          "E11): see vanrossem.deep_network_discrepancy. Eq 49 units: rectangle rule over recorded epochs (D6). Ranges "
+          "narrowed to the Table 1 sizes (units <= 500, hidden <= 20, epochs <= 12000); inconclusive past a training "
+          "work of 1.2e10 multiply-adds (~60 s, WORK_MAX) and for Adam (vanrossem.adam_dynamics).",
     catalogue="vanrossem §2.5 U2, §2.8 T4, §3 R3",
     covers=("U2", "T4", "R3"),
 )
