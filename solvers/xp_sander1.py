@@ -214,5 +214,8 @@ def rt_grads(xp, X, Y, A, V, W, B, act: str, variant: str = "true"):
 
 
 def mv(xp, A, x):
-    """``A x`` for stacks of matrices ``A (..., m, n)`` and vectors ``x (..., n)``."""
+    """``A x`` for stacks of matrices ``A (..., m, n)`` and vectors ``x (..., n)`` (a single vector goes through
+    ``matmul``'s own 1-D rule, the cheap path of the per-step loops)."""
+    if x.ndim == 1:
+        return A @ x
     return (A @ xp.expand_dims(x, axis=-1))[..., 0]

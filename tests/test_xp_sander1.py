@@ -31,6 +31,9 @@ CASES = {
     "sander.init_trivial_ode": ({"n": 5, "d": 2, "dp": 2, "q": 5, "m": 3, "L": 4, "act": "gelu", "seed": 1},
                                 "q_below_d_plus_dp"),
     "sander.backprop_euler_adjoint": ({"N": 5, "d": 2, "seed": 4, "family": "smooth"}, "drop_transpose"),
+    "sander.heun_lemma_2_14": ({"N": 40, "d": 2, "seed": 3}, "half_instead_of_quarter"),
+    "sander.singular_value_lemma": ({"m": 5, "r": 3, "n": 4, "seed": 7}, "drop_m_ge_r"),
+    "sander.pl_bounds_operator_norm": ({"d": 5, "dp": 3, "M": 0.3, "seed": 2}, "stated"),
 }
 
 

@@ -26,7 +26,9 @@ import numpy as np
 import sympy as sp
 
 from solvers import resnet_ode as ro
+from solvers import xp_sander1 as xk
 from solvers.fd import gradient_with_error
+from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 EPS = float(np.finfo(float).eps)
@@ -538,32 +540,38 @@ lemma214 = Claim(
 )
 
 
-def _l214(N, d, seed, c=0.25):
+def _l214(N, d, seed, c=0.25, xp=None):
+    """Array API (NumPy, array-api-strict, CuPy): the Heun step, its reversal and the leading term on ``xp``
+    (the instance is drawn on the host)."""
+    xp = xp_of("numpy") if xp is None else xp
     rng = np.random.default_rng(seed)
     W0, W1 = rng.standard_normal((2, d, d)) / np.sqrt(d)
     b0, b1 = rng.standard_normal((2, d))
     x = rng.standard_normal(d)
+    W0, W1, b0, b1, x = on(xp, W0, W1, b0, b1, x)
 
     def f0(z):
-        return np.tanh(W0 @ z + b0)
+        return xp.tanh(xk.mv(xp, W0, z) + b0)
 
     def f1(z):
-        return np.tanh(W1 @ z + b1)
+        return xp.tanh(xk.mv(xp, W1, z) + b1)
 
     def J(W, b, z):
-        u = np.tanh(W @ z + b)
-        return (1 - u * u)[:, None] * W
+        u = xp.tanh(xk.mv(xp, W, z) + b)
+        return xp.expand_dims(1 - u * u, axis=-1) * W
     phi = 0.5 * (f0(x) + f1(x + f0(x) / N))
     z = x + phi / N
     psi = 0.5 * (f1(z) + f0(z - f1(z) / N))
     lhs = psi - phi
-    lead = c / N * (J(W1, b1, x) - J(W0, b0, x)) @ (f1(x) - f0(x))
-    return float(np.linalg.norm(lhs - lead)), float(np.linalg.norm(lead)), float(np.linalg.norm(lhs))
+    lead = c / N * xk.mv(xp, J(W1, b1, x) - J(W0, b0, x), f1(x) - f0(x))
+    nrm = xp.linalg.vector_norm
+    return float(nrm(lhs - lead)), float(nrm(lead)), float(nrm(lhs))
 
 
 def _l214_outcome(p, c):
-    r1, l1, h1 = _l214(p.N, p.d, p.seed, c)
-    r2, l2, h2 = _l214(10 * p.N, p.d, p.seed, c)
+    xp = xp_of(p)
+    r1, l1, h1 = _l214(p.N, p.d, p.seed, c, xp)
+    r2, l2, h2 = _l214(10 * p.N, p.d, p.seed, c, xp)
     if l1 < 1e-8 / p.N:
         return inconclusive("the leading term vanishes at this x (J_{n+1} - J_n)[f_{n+1} - f_n] = 0", lead=l1)
     a, b = p.N ** 2 * r1, (10 * p.N) ** 2 * r2
@@ -573,7 +581,7 @@ def _l214_outcome(p, c):
         message=f"N^2 |lhs - lead|: {a:.4e} at N={p.N}, {b:.4e} at N={10 * p.N} (constant {c:g})")
 
 
-@lemma214.numeric
+@lemma214.numeric(backends=("numpy", "cupy"))
 def _(p):
     """N^2 * |lhs - (1/4N)(J1 - J0)(f1 - f0)| stays bounded from N to 10N."""
     return _l214_outcome(p, 0.25)
@@ -582,7 +590,7 @@ def _(p):
 lemma214.property(over=("N", "d", "seed"), max_examples=15)
 
 
-@lemma214.falsifier("half_instead_of_quarter")
+@lemma214.falsifier("half_instead_of_quarter", backends=("numpy", "cupy"))
 def _(p):
     """Leading term with 1/2: the remainder is then O(1/N), so N^2 * remainder grows x10."""
     return _l214_outcome(p, 0.5)

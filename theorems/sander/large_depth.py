@@ -1161,31 +1161,37 @@ frob = Claim(
 )
 
 
-def _smin(M):
-    return float(np.linalg.svd(M, compute_uv=False)[min(M.shape) - 1])
+def _xsmin(xp, M):
+    """Smallest of the min(m, n) singular values (array API)."""
+    return float(xp.min(xp.linalg.svdvals(M)))
 
 
-@frob.numeric
+@frob.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """The three inequalities on a random instance (those whose shape hypothesis holds)."""
+    """The three inequalities on a random instance (those whose shape hypothesis holds); array API (NumPy,
+    array-api-strict, CuPy): the instance is drawn on the host, singular values and norms on xp."""
     rng = np.random.default_rng(p.seed)
     sc = np.exp(rng.uniform(-2, 2, 3))
     A = sc[0] * rng.standard_normal((p.m, p.r))
     Ap = sc[1] * rng.standard_normal((p.m, p.r))
     B = sc[2] * rng.standard_normal((p.r, p.n))
-    tol = lambda *Ms: 8 * max(p.m, p.n, p.r) * EPS * sum(np.linalg.norm(M, 2) * (np.linalg.norm(N, 2) if N is not None else 1)
-                                                           for M, N in Ms)
-    parts = {"perturbation": (max(0.0, _smin(A) - np.linalg.norm(Ap) - _smin(A + Ap)), tol((A, None), (Ap, None)))}
+    xp = xp_of(p)
+    A, Ap, B = on(xp, A, Ap, B)
+    fro = lambda M: float(xp.linalg.matrix_norm(M))
+    op = lambda M: float(xp.max(xp.linalg.svdvals(M)))
+    smin = lambda M: _xsmin(xp, M)
+    tol = lambda *Ms: 8 * max(p.m, p.n, p.r) * EPS * sum(op(M) * (op(N) if N is not None else 1) for M, N in Ms)
+    parts = {"perturbation": (max(0.0, smin(A) - fro(Ap) - smin(A + Ap)), tol((A, None), (Ap, None)))}
     if p.m >= p.r:
-        parts["left"] = (max(0.0, _smin(A) * np.linalg.norm(B) - np.linalg.norm(A @ B)), tol((A, B)) * math.sqrt(p.n))
+        parts["left"] = (max(0.0, smin(A) * fro(B) - fro(A @ B)), tol((A, B)) * math.sqrt(p.n))
     if p.n >= p.r:
-        parts["right"] = (max(0.0, np.linalg.norm(A) * _smin(B) - np.linalg.norm(A @ B)), tol((A, B)) * math.sqrt(p.m))
+        parts["right"] = (max(0.0, fro(A) * smin(B) - fro(A @ B)), tol((A, B)) * math.sqrt(p.m))
     # tightness: the tightest of the three, each (lower side) / (upper side); a lower side <= 0 says nothing (0)
-    sides = {"perturbation": (_smin(A) - np.linalg.norm(Ap), _smin(A + Ap))}
+    sides = {"perturbation": (smin(A) - fro(Ap), smin(A + Ap))}
     if p.m >= p.r:
-        sides["left"] = (_smin(A) * np.linalg.norm(B), np.linalg.norm(A @ B))
+        sides["left"] = (smin(A) * fro(B), fro(A @ B))
     if p.n >= p.r:
-        sides["right"] = (np.linalg.norm(A) * _smin(B), np.linalg.norm(A @ B))
+        sides["right"] = (fro(A) * smin(B), fro(A @ B))
     ratios = [float(lo / hi) if lo > 0 and hi > 0 else 0.0 for lo, hi in sides.values()]
     return Outcome.from_parts(parts, "violations of Lemma 3.21", {"checked": list(parts), "tightness": max(ratios)})
 
@@ -1193,14 +1199,16 @@ def _(p):
 frob.property(over=("m", "r", "n", "seed"), max_examples=20)
 
 
-@frob.falsifier("drop_m_ge_r", fixed={"m": 2, "r": 3, "n": 1})
+@frob.falsifier("drop_m_ge_r", fixed={"m": 2, "r": 3, "n": 1}, backends=("numpy", "cupy"))
 def _(p):
     """m < r: A in R^{2x3}, B a null vector of A: |AB|_F ~ 1e-17 while s_min(A)|B|_F ~ 0.8 (s_min = smallest nonzero)."""
     rng = np.random.default_rng(p.seed)
-    A = rng.standard_normal((p.m, p.r))
-    B = np.linalg.svd(A)[2][-1][:, None] * np.ones((1, p.n))
-    lhs, rhs = float(np.linalg.norm(A @ B)), _smin(A) * float(np.linalg.norm(B))
-    return Outcome(residual=max(0.0, rhs - lhs), tolerance=8 * p.r * EPS * float(np.linalg.norm(A, 2)) * math.sqrt(p.n),
+    xp = xp_of(p)
+    A = on(xp, rng.standard_normal((p.m, p.r)))
+    Vh = xp.linalg.svd(A, full_matrices=True)[2]
+    B = xp.expand_dims(Vh[-1, :], axis=1) * xp.ones((1, p.n), dtype=xp.float64)
+    lhs, rhs = float(xp.linalg.matrix_norm(A @ B)), _xsmin(xp, A) * float(xp.linalg.matrix_norm(B))
+    return Outcome(residual=max(0.0, rhs - lhs), tolerance=8 * p.r * EPS * float(xp.max(xp.linalg.svdvals(A))) * math.sqrt(p.n),
                    values={"norm_AB": lhs, "smin_A_times_norm_B": rhs}, message="s_min(A)|B|_F - |AB|_F")
 
 
@@ -1236,17 +1244,20 @@ def _p39(p, norm):
     A0 = np.zeros((q, p.d)); A0[:p.d] = np.eye(p.d)
     B0 = np.zeros((p.dp, q)); B0[:, q - p.dp:] = np.eye(p.dp)
     res, vals = {}, {}
+    # array API (NumPy, array-api-strict, CuPy): the perturbations are drawn on the host, the norms taken on xp
+    xp = xp_of(p)
+    op = lambda M: float(xp.max(xp.linalg.svdvals(M)))
     for nm, M0 in (("A", A0), ("B", B0)):
-        E = rng.standard_normal(M0.shape)
-        Mt = M0 + p.M * E / np.linalg.norm(E)
-        lhs = float(np.linalg.norm(Mt, 2 if norm == "op" else "fro"))
-        bound = float(np.linalg.norm(M0, 2)) + p.M
+        M0, E = on(xp, M0, rng.standard_normal(M0.shape))
+        Mt = M0 + p.M * E / xp.linalg.matrix_norm(E)
+        lhs = op(Mt) if norm == "op" else float(xp.linalg.matrix_norm(Mt))
+        bound = op(M0) + p.M
         res[nm] = (max(0.0, lhs - bound), 16 * q * EPS * bound)
         vals[nm] = {"norm": lhs, "bound": bound}
     return Outcome.from_parts(res, f"{'operator' if norm == 'op' else 'Frobenius'} norm against |init|_2 + M", vals)
 
 
-@prop39.numeric
+@prop39.numeric(backends=("numpy", "cupy"))
 def _(p):
     """|A|_2 <= |A_init|_2 + M on the boundary of the PL ball (and for B)."""
     return _p39(p, "op")
@@ -1255,7 +1266,7 @@ def _(p):
 prop39.property(over=("d", "dp", "seed"), max_examples=10)
 
 
-@prop39.falsifier("stated")
+@prop39.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
     """The printed Frobenius form: |A_init|_F = 4 > 1 + 2.6e-4 at d = 16 (t = 0)."""
     return _p39(p, "fro")
