@@ -453,6 +453,42 @@ def _loss_aug(theta, d, Tmax, s0, lam=None):
     return tot
 
 
+def _aug_quadratic(d, Tmax, s0, lam=None):
+    """The loss (6.3) of (6.4) under Assumption 1 as a quadratic form in z = a (x) b, a = (a1..a4), b = (b1, b2)
+    (z_{2i+j} = a_i b_j): out_T = sum_{ij} a_i b_j V^T_ij with V^T_{i1} = sum_t c^T_{i,t} s_t, V^T_{i2} = sum_t c^T_{i,t}
+    s_{t-1}, c^T_{.,t} = (<s_T|s_t>, <s_{T-1}|s_t>, <s_T|s_{t-1}>, <s_{T-1}|s_{t-1}>) (the hermitian products of
+    _loss_aug), so l = z^T G z - 2 g^T z + c0 with G = Re E sum_T <V_ij, V_kl>, g = Re E sum_T <V_ij, s_{T+1}>,
+    c0 = sum_T E|s_{T+1}|^2: the same quadrature, hence the same exact expectation as _loss_aug.  Returns (G, g, c0)."""
+    if lam is None:
+        lam = _torus(d, 3 * Tmax + 4)
+    s = _s_seq(lam, Tmax, s0)
+    G, g, c0 = np.zeros((8, 8)), np.zeros(8), 0.0
+    ip = lambda u, v: np.sum(np.conj(u) * v, axis=1)[:, None]  # noqa: E731   <v|u> = sum conj(u) v, per point
+    for T in range(2, Tmax + 1):
+        V = np.zeros((8,) + lam.shape, dtype=complex)
+        for t in range(1, T + 1):
+            c = (ip(s[t], s[T]), ip(s[t], s[T - 1]), ip(s[t - 1], s[T]), ip(s[t - 1], s[T - 1]))
+            for i in range(4):
+                V[2 * i] += c[i] * s[t]
+                V[2 * i + 1] += c[i] * s[t - 1]
+        Vf = V.reshape(8, -1)
+        n = lam.shape[0]
+        G += np.real(np.conj(Vf) @ Vf.T) / n
+        g += np.real(np.conj(Vf) @ s[T + 1].ravel()) / n
+        c0 += float(np.mean(np.sum(np.abs(s[T + 1]) ** 2, axis=1)))
+    return G, g, c0
+
+
+def _aug_loss_grad(theta, Q):
+    """Loss and exact gradient of the quadratic form of _aug_quadratic at theta = (a1..a4, b1, b2)."""
+    G, g, c0 = Q
+    a, b = np.asarray(theta[:4], float), np.asarray(theta[4:], float)
+    z = np.outer(a, b).ravel()
+    Gz = G @ z
+    R = (2 * Gz - 2 * g).reshape(4, 2)
+    return float(z @ Gz - 2 * g @ z + c0), np.concatenate([R @ b, R.T @ a])
+
+
 def _eta_star(d, Tmax, s0):
     Ts = np.arange(2, Tmax + 1)
     m = Ts if s0 == "inverse" else Ts - 1
