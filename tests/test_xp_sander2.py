@@ -118,6 +118,11 @@ def _plant_momentum(mp):  # the inverse (4.3) off by a relative 1e-6
     mp.setattr(X, "inverse", lambda *a, **k: (lambda x, v: ((1 + 1e-6) * x, v))(*inv(*a, **k)))
 
 
+def _plant_layerwise(mp):  # the one-layer inverse (4.3) with gamma off by a relative 1e-9
+    lw = X.layerwise_roundtrip
+    mp.setattr(X, "layerwise_roundtrip", lambda xs, vs, gamma, *a, **k: lw(xs, vs, gamma * (1 + 1e-9), *a, **k))
+
+
 def _plant_gd(mp):  # an extra 1e-3 b_1^2 in the loss: eta* is no longer stationary
     f = X.loss_aug
     mp.setattr(X, "loss_aug", lambda Th, *a, **k: f(Th, *a, **k) + 1e-3 * Th[:, 4] ** 2)
@@ -143,7 +148,7 @@ PLANTS = {
     "sander.incontext_gd_step_hermitian": lambda mp: mp.setattr(
         X, "gradient_with_error_batched",
         (lambda f: lambda *a, **k: (lambda g, e: (1.001 * g, e))(*f(*a, **k)))(X.gradient_with_error_batched)),
-    "sander.momentum_inverse": _plant_momentum,
+    "sander.momentum_inverse": _plant_layerwise,
     "sander.momentum_reconstruction": _plant_momentum,
 }
 
