@@ -334,7 +334,9 @@ recon = Claim(
     notes="Quantitative form of l.2913 (catalogue M4.1(b), which cites it as l.2906). Error model: first order, see the module "
           "docstring (a rigorous global Lipschitz bound exists but overestimates by 40+ orders of magnitude "
           "at L = 100, so the first-order model with the actual layer Jacobians is used; it is valid while "
-          "the measured error is small against the trajectory scale S, and the check is inconclusive when it exceeds 1e-2 S). "
+          "the measured error is small against the trajectory scale S; where the full depth exceeds 1e-2 S, the law is "
+          "checked on the depths of the 30-point depth grid that stay within it (error / bound <= 1, the network "
+          "truncated to its first l layers), and the check is inconclusive only when no depth does). "
           "The growth rate of the bound and of the measured error approaches 1/gamma from above "
           "(det J^{-1} = gamma^{-d} exactly; the excess is the (1-gamma) F coupling). The exact pass "
           "uses gamma rounded to n/d with d <= 1000 (reported), fixed point with `radix` fraction bits "
@@ -400,10 +402,21 @@ def _(p):
                                "eps S (1/gamma)^L": [_growth_law(eps, S, p.gamma, l) for l in grid]},
                     "xlabel": "depth L", "ylabel": "reconstruction error (inf-norm)",
                     "title": f"naive inversion, gamma={p.gamma:g}, {p.dtype}"}
-    if not np.isfinite(err) or err > 1e-2 * S:
-        return inconclusive("the naive inverse has lost its accuracy (error > 1e-2 of the scale): "
-                            "the linear error model is out of its domain; lower L or raise gamma", **vals)
-    parts = {"naive_within_model": (err, float(bound[-1]))}
+    if np.isfinite(err) and err <= 1e-2 * S:
+        parts = {"naive_within_model": (err, float(bound[-1]))}
+    else:
+        # the naive inverse of the whole net has lost its accuracy (the (1/gamma)^L growth the claim is about has
+        # saturated): the first-order law is checked on the depths of the grid where it applies (error <= 1e-2 S),
+        # the same network truncated to its first l layers
+        dom = [(l, e) for l, e in zip(grid, errs) if np.isfinite(e) and e <= 1e-2 * S and np.isfinite(bound[l])]
+        if not dom:
+            return inconclusive("the naive inverse has lost its accuracy (error > 1e-2 of the scale) at every depth "
+                                "of the grid: the linear error model is out of its domain; lower L or raise gamma",
+                                **vals)
+        ratio = max(e / float(bound[l]) if bound[l] > 0 else (0.0 if e == 0 else math.inf) for l, e in dom)
+        parts = {"naive_within_model_to_depth": (ratio, 1.0)}
+        vals.update({"depths_in_model_domain": [l for l, _ in dom],
+                     "accuracy_lost_after_depth": max(l for l, _ in dom)})
     if p.exact:
         mism, fr, bits = _exact_roundtrip(p, W1, W2, b, x0, v0)
         parts["exact_bitwise"] = (mism, 0)
