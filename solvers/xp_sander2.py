@@ -299,3 +299,42 @@ def loss_aug(Theta, s, Tmax: int):
         r = xp.abs(out - s[T + 1])
         tot = tot + xp.mean(xp.sum(r * r, axis=-1), axis=-1)
     return tot
+
+
+def layerwise_roundtrip(xs, vs, gamma: float, W1, W2, b, eps: float):
+    """(4.3) applied once to every computed layer output (x_{n+1}, v_{n+1}) of a trajectory (xs, vs: (L+1, B, d), in
+    the dtype of the forward pass), all layers at once; compared with the computed layer input (x_n, v_n).
+
+    Error model (first order, one layer, no amplification across layers): the forward rounding delta_n of layer n
+    (componentwise <= u_n = 3 eps m_n + (1-gamma) df_n, the module model of theorems.sander.momentum) reaches the
+    recovered input through one inverse Jacobian, |J_n^{-1}|_inf u_n; the inverse step's own rounding is <= u_n in
+    the numerator of v_n, divided by gamma, plus one rounding of the result: bound_n = u_n (|J_n^{-1}|_inf + 1/gamma + 1)
+    per sample.  Returns host floats (max over layers and samples of error / bound, max error)."""
+    xp = namespace(xs)
+    dt = xs.dtype
+    g = xp.asarray(gamma, dtype=dt)
+    omg = xp.asarray(1.0, dtype=dt) - g
+    T_ = xp.matrix_transpose
+    x1, v1 = xs[1:, ...], vs[1:, ...]
+    xr = x1 - v1
+    f = xp.tanh(xr @ T_(W1) + xp.expand_dims(b, axis=1)) @ W2                    # (L, B, d), layer n's weights
+    vr = (v1 - omg * f) / g
+    f64 = lambda a: xp.astype(a, xp.float64)  # noqa: E731
+    X0, V0, X1, V1 = f64(xs[:-1, ...]), f64(vs[:-1, ...]), f64(x1), f64(v1)
+    A1, A2, bb = f64(W1), f64(W2), f64(b)
+    err = xp.maximum(xp.max(xp.abs(f64(xr) - X0), axis=-1), xp.max(xp.abs(f64(vr) - V0), axis=-1))   # (L, B)
+    p, d = W1.shape[1], W1.shape[2]
+    t = xp.tanh(X0 @ T_(A1) + xp.expand_dims(bb, axis=1))
+    pre = xp.abs(X0) @ T_(xp.abs(A1)) + xp.expand_dims(xp.abs(bb), axis=1)
+    dfv = eps * ((p + 2) * (xp.abs(t) @ xp.abs(A2)) + (d + 2) * (pre @ xp.abs(A2)))
+    m = xp.max(xp.abs(xp.concat([X0, V0, X1, V1], axis=-1)), axis=-1)
+    u = 3 * eps * xp.maximum(m, xp.asarray(1e-300, dtype=xp.float64)) + (1 - gamma) * xp.max(dfv, axis=-1)
+    # row sums of |F_n| (F = W2^T diag(1 - t^2) W1 per sample) bounded without forming F (L B d^2 p flops):
+    # sum_j |F_ij| <= sum_k |W2_ki| (1 - t_k^2) sum_j |W1_kj|
+    s = 1.0 - t * t
+    rowF = (s * xp.expand_dims(xp.sum(xp.abs(A1), axis=-1), axis=1)) @ xp.abs(A2)            # (L, B, d)
+    rows_v = (1.0 + 2 * (1 - gamma) * rowF) / gamma           # |-(1-g)F/g| + |(I + (1-g)F)/g| row sums
+    Jinv = xp.maximum(xp.max(rows_v, axis=-1), xp.asarray(2.0, dtype=xp.float64))           # (L, B)
+    bound = u * (Jinv + 1.0 / gamma + 1.0)
+    ratio = xp.max(err / bound)
+    return float(ratio), float(xp.max(err))

@@ -34,6 +34,7 @@ SECOND = {
     "sander.sinkhorn_iterations": {"n": 24, "d": 16, "s": 0.5, "seed": 2},
     "sander.sinkformer_kernel_normalisation": {"n": 10, "d": 2, "seed": 5, "scale": 1.0},
     "sander.sinkformer_wasserstein_gradient": {"n": 5, "d": 2, "seed": 3, "scale": 2.0},
+    "sander.softmax_not_gradient": {"n": 5, "d": 3, "seed": 4, "scale": 2.0},
     "sander.transformer_l2_pde": {"d": 4, "seed": 2, "eps": 1e-3},
     "sander.incontext_quadratic_loss": {"d": 2, "T": 4, "seed": 6},
     "sander.incontext_unitary_zero_loss": {"d": 2, "T": 4, "c": 0.5, "seed": 3},
@@ -118,6 +119,11 @@ def _plant_momentum(mp):  # the inverse (4.3) off by a relative 1e-6
     mp.setattr(X, "inverse", lambda *a, **k: (lambda x, v: ((1 + 1e-6) * x, v))(*inv(*a, **k)))
 
 
+def _plant_layerwise(mp):  # the one-layer inverse (4.3) with gamma off by a relative 1e-9
+    lw = X.layerwise_roundtrip
+    mp.setattr(X, "layerwise_roundtrip", lambda xs, vs, gamma, *a, **k: lw(xs, vs, gamma * (1 + 1e-9), *a, **k))
+
+
 def _plant_gd(mp):  # an extra 1e-3 b_1^2 in the loss: eta* is no longer stationary
     f = X.loss_aug
     mp.setattr(X, "loss_aug", lambda Th, *a, **k: f(Th, *a, **k) + 1e-3 * Th[:, 4] ** 2)
@@ -132,6 +138,9 @@ PLANTS = {
                                                                     _scaled(X.softmax_rows, 1 + 1e-9)),
     "sander.sinkformer_wasserstein_gradient": lambda mp: _bump_sinkhorn(mp, 1e-3, index=0),
     "sander.transformer_l2_pde": _plant_transformer,
+    # SoftMax replaced by the Sinkhorn kernel (a gradient field, Prop 5.3): the asymmetry witness must vanish
+    "sander.softmax_not_gradient": lambda mp: mp.setattr(
+        X, "softmax_rows", (lambda sk: lambda C: sk(C, tol=1e-14)[0])(X.sinkhorn_log)),
     "sander.incontext_quadratic_loss": lambda mp: mp.setattr(X, "loss_plain", _scaled(X.loss_plain, 1 + 1e-6)),
     "sander.incontext_unitary_zero_loss": lambda mp: mp.setattr(X, "loss_plain", _shifted(X.loss_plain, 1e-6)),
     "sander.incontext_orthogonal_zero_loss": lambda mp: mp.setattr(X, "loss_plain", _shifted(X.loss_plain, 1e-6)),
@@ -143,7 +152,7 @@ PLANTS = {
     "sander.incontext_gd_step_hermitian": lambda mp: mp.setattr(
         X, "gradient_with_error_batched",
         (lambda f: lambda *a, **k: (lambda g, e: (1.001 * g, e))(*f(*a, **k)))(X.gradient_with_error_batched)),
-    "sander.momentum_inverse": _plant_momentum,
+    "sander.momentum_inverse": _plant_layerwise,
     "sander.momentum_reconstruction": _plant_momentum,
 }
 
@@ -157,7 +166,12 @@ def test_every_converted_claim_has_a_plant():
 def test_planted_error_is_refuted_on_both_backends(cid, backend, monkeypatch):
     PLANTS[cid](monkeypatch)
     v, r, t = _numeric(cid, SECOND[cid], backend)
-    assert v == "refuted", (cid, backend, v, r, t)
+    # an existence claim (a witness of asymmetry) cannot be refuted by one instance: without a witness it is
+    # inconclusive, which is what the planted symmetric kernel must give
+    assert v == EXPECTED_PLANTED.get(cid, "refuted"), (cid, backend, v, r, t)
+
+
+EXPECTED_PLANTED = {"sander.softmax_not_gradient": "inconclusive"}
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

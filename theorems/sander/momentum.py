@@ -145,8 +145,13 @@ identity = Claim(
     status="holds",
     params=COMMON + [
         Param.choice("dtype", "float64", list(DTYPES), "floating-point type of the round trip")],
-    notes="Numeric check in two parts: (i) float round trip within the first-order rounding model of the "
-          "module docstring (backends numpy and numba; float32 runs on NumPy), (ii) the same round trip in "
+    notes="Numeric check: (o) (4.3) applied once to every computed layer output of (4.2), all layers at once, within a "
+          "one-layer rounding model (|J^-1| u + u/gamma + u; resolves a relative error of 1e-12 in gamma at the "
+          "defaults): it has no (1/gamma)^L growth, so it decides on the whole declared range, where the global round "
+          "trip (i) loses its accuracy (35% of a sweep over the declared range was inconclusive before); "
+          "(i) float round trip within the first-order rounding model of the "
+          "module docstring (backends numpy and numba; float32 runs on NumPy), left out where its error exceeds "
+          "1e-2 of the scale, (ii) the same round trip in "
           "exact rational arithmetic (fractions.Fraction) with the rational residual function "
           "f(x) = W2^T r(W1 x + b), r(z) = z/(1+z^2), on a small instance (d <= 3, L <= 6): error exactly 0. "
           "gamma = 0 (a ResNet) is outside the parameter range: (4.3) divides by gamma.",
@@ -187,19 +192,35 @@ def _(p):
     """Float round trip within the first-order rounding model, and an exact rational round trip (error 0)."""
     W1, W2, b, x0, v0 = _instance(p)
     err, bound, S, eps, backend = _naive_roundtrip(p, W1, W2, b, x0, v0)
-    if not np.isfinite(err) or err > 1e-2 * S:
-        return inconclusive("the naive float inverse has lost its accuracy (error > 1e-2 of the scale): "
-                            "the first-order error model no longer applies; lower L or raise gamma",
-                            error=err, bound=float(bound[-1]), scale=S)
+    # (4.3) inverts every layer of (4.2): one inverse step on each computed layer output, all layers at once, within
+    # a one-layer rounding model (solvers.xp_sander2.layerwise_roundtrip); unlike the global round trip it has no
+    # (1/gamma)^L amplification, so it decides the statement on the whole declared range (small gamma, deep nets)
+    xp = xp_of(p)
+    dt = DTYPES[p.dtype]
+    xdt = xp.float64 if dt is np.float64 else xp.float32
+    W1c, W2c, bc, x0c, v0c = (xp.asarray(np.asarray(a, dtype=dt), dtype=xdt) for a in (W1, W2, b, x0, v0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        xs, vs = X.trajectory(x0c, v0c, p.gamma, W1c, W2c, bc)
+        if not (bool(xp.all(xp.isfinite(xs))) and bool(xp.all(xp.isfinite(vs)))):
+            return inconclusive(f"the forward pass (4.2) overflows {p.dtype}", scale=S)
+        lw_ratio, lw_err = X.layerwise_roundtrip(xs, vs, p.gamma, W1c, W2c, bc, eps)
     g = Fraction(p.gamma).limit_denominator(1000)
     wrong = _rational_roundtrip(g, min(p.L, 6), min(p.d, 3), p.seed)
+    parts = {"layerwise_roundtrip": (lw_ratio, 1.0), "rational_exact": (wrong, 0)}
+    vals = {"error": err, "bound": float(bound[-1]), "scale": S, "eps_mach": eps, "layerwise_max_error": lw_err,
+            "rational_gamma": str(g), "rational_mismatches": wrong}
+    if np.isfinite(err) and err <= 1e-2 * S:
+        parts["float_roundtrip"] = (err, float(bound[-1]))
+    else:
+        vals["float_roundtrip"] = ("left out: the naive inverse of the whole net has lost its accuracy (error > 1e-2 "
+                                   "of the scale, the (1/gamma)^L growth of sander.momentum_reconstruction), outside "
+                                   "the first-order model; the layer-wise round trip decides")
     return Outcome.from_parts(
-        {"float_roundtrip": (err, float(bound[-1])), "rational_exact": (wrong, 0)},
-        message="|x_rec - x_0|_inf of the float round trip vs the first-order rounding bound; "
-                "number of coordinates not recovered by the exact rational round trip",
-        values={"error": err, "bound": float(bound[-1]), "scale": S, "eps_mach": eps,
-                "rational_gamma": str(g), "rational_mismatches": wrong},
-        backend=backend)
+        parts,
+        message="layer-wise (4.3) o (4.2) error / its one-layer rounding bound; |x_rec - x_0|_inf of the float round "
+                "trip vs the first-order rounding bound (where in its domain); coordinates not recovered by the exact "
+                "rational round trip",
+        values=vals, backend=backend)
 
 
 identity.property(over=("gamma", "L", "d", "seed"), max_examples=12)
@@ -313,7 +334,9 @@ recon = Claim(
     notes="Quantitative form of l.2913 (catalogue M4.1(b), which cites it as l.2906). Error model: first order, see the module "
           "docstring (a rigorous global Lipschitz bound exists but overestimates by 40+ orders of magnitude "
           "at L = 100, so the first-order model with the actual layer Jacobians is used; it is valid while "
-          "the measured error is small against the trajectory scale S, and the check is inconclusive when it exceeds 1e-2 S). "
+          "the measured error is small against the trajectory scale S; where the full depth exceeds 1e-2 S, the law is "
+          "checked on the depths of the 30-point depth grid that stay within it (error / bound <= 1, the network "
+          "truncated to its first l layers), and the check is inconclusive only when no depth does). "
           "The growth rate of the bound and of the measured error approaches 1/gamma from above "
           "(det J^{-1} = gamma^{-d} exactly; the excess is the (1-gamma) F coupling). The exact pass "
           "uses gamma rounded to n/d with d <= 1000 (reported), fixed point with `radix` fraction bits "
@@ -335,6 +358,12 @@ def _exact_roundtrip(p, W1, W2, b, x0, v0):
     return mism, fr, bits
 
 
+def _growth_law(eps, S, gamma, L):
+    """eps S (1/gamma)^L, inf past the float range (gamma = 6e-5, L = 251 overflowed a Python float: an error)."""
+    e = L * math.log(1 / gamma)
+    return eps * S * math.exp(e) if e < 700 else math.inf
+
+
 def _depth_grid(L, k=30):
     return sorted(set(int(round(v)) for v in np.linspace(1, L, min(L, k))))
 
@@ -344,7 +373,7 @@ def _(p):
     """Naive inversion error within C eps (1/gamma)^L-type first-order bound; exact multiplication: 0 mismatches."""
     W1, W2, b, x0, v0 = _instance(p)
     err, bound, S, eps, backend = _naive_roundtrip(p, W1, W2, b, x0, v0)
-    law = eps * S * (1 / p.gamma) ** p.L
+    law = _growth_law(eps, S, p.gamma, p.L)
     vals = {"error": err, "predicted": float(bound[-1]), "ratio": err / float(bound[-1]) if bound[-1] else None,
             "law_eps_S_gamma^-L": law, "ratio_to_law": err / law, "scale": S, "eps_mach": eps,
             "dtype": p.dtype}
@@ -370,13 +399,24 @@ def _(p):
     vals["plot"] = {"kind": "semilogy", "x": [float(l) for l in grid],
                     "series": {"measured |x_rec - x_0|": [max(e, 1e-300) for e in errs],
                                "first-order bound": [float(bound[l]) for l in grid],
-                               "eps S (1/gamma)^L": [eps * S * (1 / p.gamma) ** l for l in grid]},
+                               "eps S (1/gamma)^L": [_growth_law(eps, S, p.gamma, l) for l in grid]},
                     "xlabel": "depth L", "ylabel": "reconstruction error (inf-norm)",
                     "title": f"naive inversion, gamma={p.gamma:g}, {p.dtype}"}
-    if not np.isfinite(err) or err > 1e-2 * S:
-        return inconclusive("the naive inverse has lost its accuracy (error > 1e-2 of the scale): "
-                            "the linear error model is out of its domain; lower L or raise gamma", **vals)
-    parts = {"naive_within_model": (err, float(bound[-1]))}
+    if np.isfinite(err) and err <= 1e-2 * S:
+        parts = {"naive_within_model": (err, float(bound[-1]))}
+    else:
+        # the naive inverse of the whole net has lost its accuracy (the (1/gamma)^L growth the claim is about has
+        # saturated): the first-order law is checked on the depths of the grid where it applies (error <= 1e-2 S),
+        # the same network truncated to its first l layers
+        dom = [(l, e) for l, e in zip(grid, errs) if np.isfinite(e) and e <= 1e-2 * S and np.isfinite(bound[l])]
+        if not dom:
+            return inconclusive("the naive inverse has lost its accuracy (error > 1e-2 of the scale) at every depth "
+                                "of the grid: the linear error model is out of its domain; lower L or raise gamma",
+                                **vals)
+        ratio = max(e / float(bound[l]) if bound[l] > 0 else (0.0 if e == 0 else math.inf) for l, e in dom)
+        parts = {"naive_within_model_to_depth": (ratio, 1.0)}
+        vals.update({"depths_in_model_domain": [l for l, _ in dom],
+                     "accuracy_lost_after_depth": max(l for l, _ in dom)})
     if p.exact:
         mism, fr, bits = _exact_roundtrip(p, W1, W2, b, x0, v0)
         parts["exact_bitwise"] = (mism, 0)
