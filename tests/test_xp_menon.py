@@ -55,6 +55,8 @@ SECOND = {
     "menon.pullback_metric": {"d": 3, "N": 3, "seed": 5},
     "menon.orthonormal_basis": {"d": 3, "N": 3, "seed": 7},
     "menon.fibres_are_orbits": {"d": 3, "N": 3, "seed": 4},
+    "menon.thin_gradients": {"d": 3, "N": 3, "seed": 4, "point": "random"},
+    "menon.parameter_count": {"d": 3, "N": 3, "seed": 2, "rank": 2},
 }
 
 
@@ -142,6 +144,10 @@ PLANTED = {
         lam, Qs, 1.0))(GE._thm14_basis)),   # the printed '+' of (8.21)
     "menon.fibres_are_orbits": lambda mp: mp.setattr(GE, "_rotations", (lambda f: lambda d, c, rng: [
         1.01 * r for r in f(d, c, rng)])(GE._rotations)),   # the group action leaves O_d: M is not preserved
+    "menon.thin_gradients": lambda mp: mp.setattr(dln, "grads", (lambda f: lambda Ws, Ep: [
+        g + 0.01 * w for g, w in zip(f(Ws, Ep), Ws)])(dln.grads)),   # a weight-decay term: not a gradient of E o phi
+    "menon.parameter_count": lambda mp: mp.setattr(MO, "_gauge_basis", (lambda f: lambda Ws, gens: f(
+        Ws, gens) + 1e-3)(MO._gauge_basis)),   # orbit generators pushed off the kernels of D phi and dC
 }
 
 
