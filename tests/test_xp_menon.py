@@ -10,6 +10,7 @@ import pytest
 from solvers import dln
 from solvers import xp_menon as X
 from theorems.menon import balanced as B
+from theorems.menon import geometry as GE
 from theorems.menon import metric as ME
 from theorems.menon import model as MO
 from theorems.menon import parametrisations as PA
@@ -51,6 +52,11 @@ SECOND = {
     "menon.polar_svd": {"d": 5, "seed": 4, "rank": 3},
     "menon.svd_parametrisation": {"d": 4, "N": 2, "seed": 6},
     "menon.rank_deficient_svd": {"d": 4, "r": 3, "N": 2, "seed": 5},
+    "menon.pullback_metric": {"d": 3, "N": 3, "seed": 5},
+    "menon.orthonormal_basis": {"d": 3, "N": 3, "seed": 7},
+    "menon.fibres_are_orbits": {"d": 3, "N": 3, "seed": 4},
+    "menon.thin_gradients": {"d": 3, "N": 3, "seed": 4, "point": "random"},
+    "menon.parameter_count": {"d": 3, "N": 3, "seed": 2, "rank": 2},
 }
 
 
@@ -133,6 +139,15 @@ PLANTED = {
         f(p)[0], [1.01 * q if i == 1 else q for i, q in enumerate(f(p)[1])]))(PA._svd_instance)),  # Q_{N-1} not orthogonal
     "menon.rank_deficient_svd": lambda mp: mp.setattr(PA, "_rank_instance", (lambda f: lambda p: (
         f(p)[0] * np.array([1.0, 1.0, 1e-9])[: p.r], f(p)[1]))(PA._rank_instance)),  # sigma_r ~ 0: rank < r
+    "menon.pullback_metric": lambda mp: mp.setattr(GE, "_h_formula", _scaled(GE._h_formula, 1.001)),
+    "menon.orthonormal_basis": lambda mp: mp.setattr(GE, "_thm14_basis", (lambda f: lambda lam, Qs, sign=-1.0: f(
+        lam, Qs, 1.0))(GE._thm14_basis)),   # the printed '+' of (8.21)
+    "menon.fibres_are_orbits": lambda mp: mp.setattr(GE, "_rotations", (lambda f: lambda d, c, rng: [
+        1.01 * r for r in f(d, c, rng)])(GE._rotations)),   # the group action leaves O_d: M is not preserved
+    "menon.thin_gradients": lambda mp: mp.setattr(dln, "grads", (lambda f: lambda Ws, Ep: [
+        g + 0.01 * w for g, w in zip(f(Ws, Ep), Ws)])(dln.grads)),   # a weight-decay term: not a gradient of E o phi
+    "menon.parameter_count": lambda mp: mp.setattr(MO, "_gauge_basis", (lambda f: lambda Ws, gens: f(
+        Ws, gens) + 1e-3)(MO._gauge_basis)),   # orbit generators pushed off the kernels of D phi and dC
 }
 
 

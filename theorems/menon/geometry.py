@@ -29,6 +29,8 @@ import sympy as sp
 from scipy.linalg import expm
 
 from solvers import dln
+from solvers import xp_menon as X
+from solvers.xp import namespace, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 from ._common import EPS, alpha, balanced_instance, pairs, vec
@@ -119,21 +121,31 @@ def _dC_matrix(Ws):
 
 
 class _Sub:
-    """Range (``kind='range'``) or kernel of a matrix via the SVD, with its rank decision."""
+    """Range (``kind='range'``) or kernel of a matrix via the SVD, with its rank decision.  With ``xp`` (an
+    array-API namespace) the host matrix is moved there and the SVD, the basis and :meth:`dist` run there; the
+    singular values come back to the host for the rank decision."""
 
-    def __init__(self, M, kind="range"):
-        U, s, Vt = np.linalg.svd(M)
+    def __init__(self, M, kind="range", xp=None):
+        if xp is None:
+            U, s, Vt = np.linalg.svd(M)
+        else:
+            U, s, Vt = xp.linalg.svd(X.to_xp(xp, [M])[0] if isinstance(M, np.ndarray) else M)
+            s = X.host(s)
         smax = s[0] if s.size and s[0] > 0 else 1.0
         self.s = s
         self.rank = int(np.sum(s > RANK_TOL * smax))
         self.grey = bool(np.any((s > GREY * smax) & (s <= RANK_TOL * smax)))
         self.cond = float(smax / s[self.rank - 1]) if self.rank else 1.0
-        self.basis = U[:, :self.rank] if kind == "range" else Vt[self.rank:].T
+        self.basis = U[:, :self.rank] if kind == "range" else Vt[self.rank:, :].T
 
-    def dist(self, X):
-        """Column-wise distance of X to the subspace (columns of X assumed unit or scaled)."""
-        X = np.atleast_2d(X.T).T
-        return np.linalg.norm(X - self.basis @ (self.basis.T @ X), axis=0)
+    def dist(self, Y):
+        """Column-wise distance of Y to the subspace (columns of Y assumed unit or scaled); host NumPy result."""
+        if isinstance(self.basis, np.ndarray):
+            Y = np.atleast_2d(np.asarray(Y).T).T
+            return np.linalg.norm(Y - self.basis @ (self.basis.T @ Y), axis=0)
+        xp = namespace(self.basis)
+        Y = X.to_xp(xp, [Y])[0] if isinstance(Y, np.ndarray) else Y
+        return X.host(xp.linalg.vector_norm(Y - self.basis @ (self.basis.T @ Y), axis=0))
 
 
 def _instance(p):
@@ -210,12 +222,15 @@ fibres = Claim(
 
 
 def _fibre_data(p, R_N=False):
+    """Array-API path (p.backend): the differentials, generators and rotations are assembled on the host; every
+    SVD, subspace product, group action and product of layers runs on the backend."""
     lam, Qs, Ws = _instance(p)
     d, N = p.d, p.N
     n = N * d * d
-    T = _Sub(_dC_matrix(Ws), "kernel")
-    Jphi = _dphi_matrix(Ws)
-    PT = _Sub(Jphi @ T.basis, "kernel")          # kernel of phi_* restricted to T, in T-coordinates
+    xp = xp_of(p)
+    T = _Sub(_dC_matrix(Ws), "kernel", xp=xp)
+    Jphi = X.to_xp(xp, [_dphi_matrix(Ws)])[0]
+    PT = _Sub(Jphi @ T.basis, "kernel", xp=xp)          # kernel of phi_* restricted to T, in T-coordinates
     K = T.basis @ PT.basis
     gens = []
     for q in range(1, N):
@@ -223,23 +238,24 @@ def _fibre_data(p, R_N=False):
             As = [np.zeros((d, d))] * (N + 1)
             As[q] = alpha(d, k, l)
             gens.append(vec([As[s] @ _lay(Ws, s) - _lay(Ws, s) @ As[s - 1] for s in range(N, 0, -1)]))
-    O = _Sub(np.array(gens).T, "range")
+    O = _Sub(np.array(gens).T, "range", xp=xp)
     rng = np.random.default_rng(p.seed + 1)
     R = [np.eye(d)] + _rotations(d, N - 1, rng) + [dln.random_orthogonal(d, rng) if R_N else np.eye(d)]
+    R, Ws = X.to_xp(xp, R), X.to_xp(xp, Ws)
     Wn = [R[s] @ _lay(Ws, s) @ R[s - 1].T for s in range(N, 0, -1)]
     W, Wnew = dln.prod(Ws), dln.prod(Wn)
-    norm2 = [np.linalg.norm(w, 2) for w in Ws]
-    phi_err = float(np.linalg.norm(Wnew - W) / np.linalg.norm(W))
+    norm2 = [X.norm2(w) for w in Ws]
+    phi_err = X.fro(Wnew - W) / X.fro(W)
     # error model: N products of d x d matrices (and 2 rotations per layer), each ~ d eps |A||B|
-    phi_tol = 8 * N * d * EPS * float(np.prod(norm2)) / float(np.linalg.norm(W, 2))
-    C_err = max((float(np.max(np.abs(c))) for c in dln.conserved(Wn)), default=0.0)
+    phi_tol = 8 * N * d * EPS * float(np.prod(norm2)) / X.norm2(W)
+    C_err = max((float(xp.max(xp.abs(c))) for c in dln.conserved(Wn)), default=0.0)
     C_tol = 20 * d * EPS * max(norm2) ** 2
     grey = T.grey or PT.grey or O.grey
     return dict(T=T, PT=PT, K=K, O=O, n=n, phi_err=phi_err, phi_tol=phi_tol, C_err=C_err, C_tol=C_tol,
                 grey=grey, Jphi=Jphi, lam=lam)
 
 
-@fibres.numeric
+@fibres.numeric(backends=("numpy", "cupy"))
 def fibres_numeric(p):
     """dim T_W M, dim(ker phi_* ∩ T_W M) = (N-1)d(d-1)/2 = orbit dimension, orbit tangent = kernel,
     and the group action preserves phi and M."""
@@ -250,7 +266,7 @@ def fibres_numeric(p):
     dimM, dimK = d * d + (N - 1) * d * (d - 1) // 2, (N - 1) * d * (d - 1) // 2
     T, PT, O = f["T"], f["PT"], f["O"]
     got_K = PT.basis.shape[1]
-    dist = float(np.max(_Sub(f["K"], "range").dist(O.basis))) if O.rank and got_K else 0.0
+    dist = float(np.max(_Sub(f["K"], "range", xp=xp_of(p)).dist(O.basis))) if O.rank and got_K else 0.0
     return Outcome.from_parts({
         "dim_T": (abs(T.basis.shape[1] - dimM), 0.5),
         "dim_ker": (abs(got_K - dimK), 0.5),
@@ -283,7 +299,7 @@ def fibres_ambient(p):
     """Count in the ambient space: ker phi_* in M_d^N has dimension (N-1)d^2 (E19), not (N-1)d(d-1)/2."""
     f = _fibre_data(p)
     d, N = p.d, p.N
-    amb = _Sub(f["Jphi"], "kernel").basis.shape[1]
+    amb = _Sub(f["Jphi"], "kernel", xp=xp_of(p)).basis.shape[1]
     return Outcome(residual=abs(amb - (N - 1) * d * (d - 1) // 2), tolerance=0.5,
                    values={"ambient_kernel_dim": amb, "claimed": (N - 1) * d * (d - 1) // 2,
                            "(N-1)d^2": (N - 1) * d * d},
@@ -524,23 +540,27 @@ def _h_formula(lam, N):
 
 
 def _pullback_outcome(p, frame):
+    """The generators are assembled on the host; their Gram matrix, its eigenvalues and determinant are computed
+    on p.backend (array API), against h (8.9)-(8.10) moved there."""
     lam, Qs, _ = _instance(p)
-    J = _dz_matrix(lam, Qs, frame)
-    G, h = J.T @ J, _h_formula(lam, p.N)
-    err = float(np.max(np.abs(G - h)))
+    xp = xp_of(p)
+    J, h = X.to_xp(xp, [_dz_matrix(lam, Qs, frame), _h_formula(lam, p.N)])
+    G = J.T @ J
+    err = float(xp.max(xp.abs(G - h)))
     # error model: each entry of a generator carries ~ 4 d eps max(lam) rounding (3 products),
     # a Gram entry is a sum of n = N d^2 products: 2 n * 4 d eps max(lam)^2, safety 2.
     n = p.N * p.d ** 2
     tol = 16 * n * p.d * EPS * float(np.max(lam)) ** 2
-    ev = np.linalg.eigvalsh(G) - np.linalg.eigvalsh(h)
+    ev = X.host(xp.linalg.eigvalsh(G) - xp.linalg.eigvalsh(h))
+    dh = float(xp.linalg.det(h))
     return Outcome(residual=err, tolerance=tol, values={
         "max_abs_gram_minus_h": err, "frame": frame, "eigenvalue_difference": float(np.max(np.abs(ev))),
-        "det_ratio": float(np.linalg.det(G) / dh) if (dh := np.linalg.det(h)) != 0 else None,
+        "det_ratio": float(xp.linalg.det(G)) / dh if dh != 0 else None,
         "lam": lam.tolist()},
         message=f"max |Gram({frame} generators) - h (8.9)-(8.10)|")
 
 
-@pullback.numeric
+@pullback.numeric(backends=("numpy", "cupy"))
 def pullback_numeric(p):
     """Gram matrix of {l_i} ∪ {a^p_kl} with rotated generators A_p = Q_p alpha_kl Q_p^T equals h."""
     return _pullback_outcome(p, "rotated")
@@ -704,13 +724,17 @@ def _basis_outcome(p, sign):
     d, N = p.d, p.N
     n, m = N * d * d, d + (N + 1) * d * (d - 1) // 2
     B, labels = _thm14_basis(lam, Qs, sign)
-    Tz = _Sub(_dz_matrix(lam, Qs), "range")
-    TC = _Sub(_dC_matrix(Ws), "kernel")
+    # array-API path: the vectors and the two constructions of T_W M are assembled on the host; the Gram matrix,
+    # the SVDs of Dz and dC and the distances to their subspaces run on p.backend
+    xp = xp_of(p)
+    Tz = _Sub(_dz_matrix(lam, Qs), "range", xp=xp)
+    TC = _Sub(_dC_matrix(Ws), "kernel", xp=xp)
     if Tz.grey or TC.grey or Tz.rank != m:
         return inconclusive("Lambda has (near) ties: z is not a submersion at this point "
                             f"(rank Dz = {Tz.rank}, expected {m})", lam=lam.tolist())
-    gram = float(np.max(np.abs(B.T @ B - np.eye(m))))
-    dz_dist, dC_dist = Tz.dist(B), TC.dist(B)
+    Bx = X.to_xp(xp, [B])[0]
+    gram = float(xp.max(xp.abs(Bx.T @ Bx - xp.eye(m, dtype=Bx.dtype))))
+    dz_dist, dC_dist = Tz.dist(Bx), TC.dist(Bx)
     ker = np.linalg.norm(_dphi_matrix(Ws) @ B[:, [i for i, lb in enumerate(labels) if lb[0] == "u" and 0 < lb[3] < N]],
                          axis=0) if N > 1 else np.zeros(1)
     # error model: entries from sin/cos/outer products, each ~ 4 eps; Gram entries sums of n terms
@@ -728,7 +752,7 @@ def _basis_outcome(p, sign):
         message="Thm 14 vectors: orthonormality and tangency to M")
 
 
-@basis.numeric
+@basis.numeric(backends=("numpy", "cupy"))
 def basis_numeric(p):
     """With '-' in (8.21): Gram = I, every vector in T_W M (range of Dz and ker dC), count = dim M."""
     return _basis_outcome(p, -1.0)

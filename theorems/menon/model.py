@@ -61,19 +61,24 @@ def _rank(M, Mabs, k: int, grey: float = 1e3):
 
     Returns ``(rank, singular values, tau, ambiguous)``: rank = #{s > tau}; ambiguous when a
     singular value lies in (tau, grey * tau]."""
-    M = np.atleast_2d(M)
-    s = np.linalg.svd(M, compute_uv=False) if M.size else np.zeros(0)
+    if isinstance(M, np.ndarray):
+        M = np.atleast_2d(M)
+        s = np.linalg.svd(M, compute_uv=False) if M.size else np.zeros(0)
+        nabs = float(np.linalg.norm(Mabs))
+    else:  # an array-API array (p.backend): the SVD there, the singular values back on the host
+        s = XM.host(namespace(M).linalg.svdvals(M)) if M.shape[0] * M.shape[1] else np.zeros(0)
+        nabs = XM.fro(Mabs)
     smax = float(s[0]) if s.size else 0.0
-    tau = 2 * (_gamma(k) * float(np.linalg.norm(Mabs)) + 4 * max(M.shape) * EPS * smax)
+    tau = 2 * (_gamma(k) * nabs + 4 * max(M.shape) * EPS * smax)
     rank = int(np.sum(s > tau))
     ambiguous = bool(np.any((s > tau) & (s <= grey * tau)))
     return rank, s, tau, ambiguous
 
 
 def _null_basis(M, rank):
-    """Orthonormal basis of ker M (columns), given its numerical rank."""
-    _, _, Vt = np.linalg.svd(M)
-    return Vt[rank:].T
+    """Orthonormal basis of ker M (columns), given its numerical rank (on the backend of M)."""
+    _, _, Vt = namespace(M).linalg.svd(M)
+    return Vt[rank:, :].T
 
 
 def _chain_k(widths) -> int:
@@ -978,10 +983,12 @@ def _thin_measure(p):
     d, N = p.d, p.N
     widths = [d] * (N + 1)
     k = _chain_k(widths)
-    J = _dphi(Ws)
-    Jabs = _dphi(_abs(Ws))
+    # array-API path (p.backend): Dφ and the gradient map are assembled on the host, ranks (SVD), the null basis
+    # and the orthogonality product run on the backend
+    xp = xp_of(p)
+    J, Jabs = XM.to_xp(xp, [_dphi(Ws), _dphi(_abs(Ws))])
     # the gradient map E' -> (D_p) is J^T; build it from dln.grads on the basis E_lm (Remark 5's energies)
-    G = np.array([dln.pack(dln.grads(Ws, e)) for e in _gl_basis(d)]).T
+    G = XM.to_xp(xp, [np.array([dln.pack(dln.grads(Ws, e)) for e in _gl_basis(d)]).T])[0]
     rank, s, tau, amb = _rank(G, Jabs.T, k)
     # hypothesis of the corrected '= d^2': some p with A_{p+1} and B_{p-1} both invertible
     conds = []
@@ -993,7 +1000,7 @@ def _thin_measure(p):
     Ep = rng.standard_normal((d, d))
     g = dln.pack(dln.grads(Ws, Ep))
     Kb = _null_basis(J, rank)
-    orth = float(np.linalg.norm(Kb.T @ g)) if Kb.size else 0.0
+    orth = XM.fro(Kb.T @ XM.to_xp(xp, [g])[0]) if Kb.shape[0] * Kb.shape[1] else 0.0
     gabs = dln.pack(dln.grads(_abs(Ws), np.abs(Ep)))
     # K spans the right singular vectors of the singular values <= tau, so |K^T J^T E'| <= tau |E'|;
     # plus the rounding of g itself (gamma_{k+1} times the same products of absolute values)
@@ -1004,7 +1011,7 @@ def _thin_measure(p):
             "rank_Dphi": _rank(J, Jabs, k)[0]}
 
 
-@thin.numeric
+@thin.numeric(backends=("numpy", "cupy"))
 def _thin_numeric(p):
     """rank of E' -> ∇(E∘φ) is <= d², = d² when some A_{p+1}, B_{p-1} are invertible; ∇L ⟂ ker Dφ."""
     v = _thin_measure(p)
@@ -1105,18 +1112,22 @@ def _count_measure(p):
     r = d if p.rank < 0 else p.rank
     lam, Qs, Ws = balanced_instance(d, N, p.seed, zeros=d - r)
     k = _chain_k([d] * (N + 1))
-    J, Jabs = _dphi(Ws), _dphi(_abs(Ws))
+    so = [alpha(d, i, j) for (i, j) in pairs(d)]
+    # array-API path (p.backend): the Jacobians and the orbit generators are assembled on the host, every rank
+    # (SVD), null basis and product runs on the backend
+    xp = xp_of(p)
+    C, Cabs = _dC(Ws)
+    O, Oabs = _gauge_basis(Ws, so), _gauge_basis(_abs(Ws), [np.abs(x) for x in so])
+    has_O = bool(O.size)
+    J, Jabs, C, Cabs = XM.to_xp(xp, [_dphi(Ws), _dphi(_abs(Ws)), C, Cabs])
     rphi, _, _, a1 = _rank(J, Jabs, k)
     K = _null_basis(J, rphi)
-    C, Cabs = _dC(Ws)
-    rC, _, _, a2 = _rank(C @ K, Cabs @ np.abs(K), 2 * d + N * d * d)
-    so = [alpha(d, i, j) for (i, j) in pairs(d)]
-    O = _gauge_basis(Ws, so)
-    Oabs = _gauge_basis(_abs(Ws), [np.abs(x) for x in so])
-    rO, _, _, a3 = _rank(O, Oabs, d + 1) if O.size else (0, None, 0.0, False)
-    inside = float(np.linalg.norm(J @ O) + np.linalg.norm(C @ O)) if O.size else 0.0
-    inside_tol = 8 * _gamma(k + 2 * d) * float(np.linalg.norm(Jabs @ np.abs(O)) + np.linalg.norm(Cabs @ np.abs(O))) \
-        if O.size else 0.0
+    rC, _, _, a2 = _rank(C @ K, Cabs @ xp.abs(K), 2 * d + N * d * d)
+    if has_O:
+        O, Oabs = XM.to_xp(xp, [O, Oabs])
+    rO, _, _, a3 = _rank(O, Oabs, d + 1) if has_O else (0, None, 0.0, False)
+    inside = XM.fro(J @ O) + XM.fro(C @ O) if has_O else 0.0
+    inside_tol = 8 * _gamma(k + 2 * d) * (XM.fro(Jabs @ xp.abs(O)) + XM.fro(Cabs @ xp.abs(O))) if has_O else 0.0
     return {"r": r, "rank_Dphi": rphi, "fibre_dim": N * d * d - rphi, "rank_dC_on_fibre": rC,
             "orbit_dim": rO, "orbit_in_kernels_residual": inside, "orbit_in_kernels_tolerance": inside_tol,
             "ambiguous": a1 or a2 or a3, "lambda": lam.tolist(),
@@ -1124,7 +1135,7 @@ def _count_measure(p):
                          "orbit": (N - 1) * (r * d - r * (r + 1) // 2)}}
 
 
-@count.numeric
+@count.numeric(backends=("numpy", "cupy"))
 def _count_numeric(p):
     """Ranks at a balanced point: fibre (N-1)d², G-constraints (N-1)d(d+1)/2 on it, orbit (N-1)dim St_{r,d}."""
     v = _count_measure(p)
