@@ -300,3 +300,16 @@ def test_budget_stops_the_sweep_and_the_tally_covers_what_ran():
     assert max(runs.values()) - min(runs.values()) <= 1          # index-major: no claim runs ahead
     full = sweep(claims[:1], draws=1, seed=3, scheduler="serial", workers=1, budget=3600)
     assert full["meta"]["complete"] is True and full["meta"]["draws_run"] is None
+
+
+def test_falsifier_only_parameters_stay_at_the_hypothesis():
+    """A parameter only a falsifier varies (Param.for_falsifiers: an unequal block, a perturbation off the
+    hypothesis) is never drawn by a sweep of the variant that holds; the claim's list shows its role."""
+    from theorems.registry import get_claim
+    from theorems.sweep import draw_params
+    for cid, name in (("menon.simons_cone", "n"), ("menon.end_to_end_balanced", "G"),
+                      ("menon.balanced_dimension", "zeros")):
+        claim = get_claim(cid)
+        assert next(p for p in claim.params if p.name == name).describe()["role"] == "falsifier"
+        for i in range(10):
+            assert name not in draw_params(claim, 7, i), (cid, i)

@@ -47,6 +47,15 @@ class Param:
     families: tuple | None = None  # which families of theorems.matrices the strategies draw from
     bound: float | None = None  # |entries| <= bound in drawn matrices (theorems.matrices.BOUND if None)
     partner: str | None = None  # matrix: the matrix param a non_commuting draw must not commute with
+    #: "falsifier": a parameter only a falsifier varies (an unequal block, a perturbation off the hypothesis);
+    #: its default is the claim's hypothesis, the numeric check is inconclusive off it, and sweeps of the
+    #: variant that holds leave it at its default instead of drawing inputs the claim excludes
+    role: str = ""
+
+    def for_falsifiers(self) -> "Param":
+        """This parameter, marked as one only a falsifier varies (see ``role``)."""
+        import dataclasses
+        return dataclasses.replace(self, role="falsifier")
 
     # -- constructors -------------------------------------------------
     @staticmethod
@@ -255,6 +264,8 @@ class Param:
                 d["bound"] = self.bound
             if self.partner is not None:
                 d["partner"] = self.partner
+        if self.role:
+            d["role"] = self.role
         return d
 
 

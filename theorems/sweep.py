@@ -196,6 +196,8 @@ def _draw_once(claim, seed: int, index: int, attempt: int) -> dict:
     drawn: dict = {}
     context = {p.name: p.default for p in claim.params}   # what a shape may refer to: drawn, else default
     for p in claim.params:
+        if p.role == "falsifier":   # the claim's hypothesis is its default: the variant that holds keeps it
+            continue
         key = p.name if attempt == 0 else f"{p.name}#{attempt}"
         drawn[p.name] = draw_value(p, draw_rng(seed, claim.id, index, key), context)
         if drawn[p.name] is not None:

@@ -353,7 +353,8 @@ dim = Claim(
         Param.int("N", 4, 2, 6, "depth", search=(2, 5)),
         Param.seed("seed of the frames Q_p and of Lambda"),
         Param.int("zeros", 0, 0, 6, "number of zero entries of Lambda for the falsifier rank_deficient; the "
-                  "numeric check takes the claim's full-rank leaf M (zeros = 0)"),
+                  "claim is about the full-rank leaf M (zeros = 0: the numeric check is inconclusive off it, "
+                  "sweeps keep it)").for_falsifiers(),
     ],
     validate=_validate_zeros,
     notes="Numeric: at a point z(Lambda, Q) of M, (i) the Jacobian of W -> (C_p) onto Symm_d^{N-1} has full "
@@ -433,8 +434,11 @@ def _dim_ranks(d, N, lam, Qs, xp=None):
 @dim.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Ranks of d(C_p) and of D z at a full-rank balanced point against (4.6); D z lies in ker dC.  (4.6) is about the
-    full-rank leaf M, which the check always takes: zeros is the falsifier rank_deficient's parameter (a sweep
-    drawing it left 13/20 draws, seed 31337, inconclusive as rank-deficient, outside the claim)."""
+    full-rank leaf M: zeros is the falsifier rank_deficient's parameter, which sweeps keep at 0 (drawing it left
+    13/20 draws, seed 31337, inconclusive as rank-deficient, outside the claim)."""
+    if p.zeros:
+        return inconclusive(f"zeros = {p.zeros}: (4.6) is about the full-rank leaf M (zeros = 0); the rank-deficient "
+                            f"points are the falsifier rank_deficient's")
     d, N = p.d, p.N
     lam, Qs, _ = balanced_instance(d, N, p.seed)
     r = _dim_ranks(d, N, lam, Qs, xp=xp_of(p))
@@ -1236,8 +1240,9 @@ cone = Claim(
         Param.seed("seed of the balanced point and the cone points"),
         Param.int("m", 4, 1, 8, "dimension of the a-block of the cone {|a|^2 = |b|^2} (Remark 8: 4); the numeric "
                   "check takes the b-block of the same dimension (the claim is about m = n)"),
-        Param.int("n", 4, 1, 8, "dimension of the b-block for the falsifier unequal_cone (Remark 8: 4); the "
-                  "numeric check, whose claim is m = n, does not use it"),
+        Param.int("n", None, 1, 8, "dimension of the b-block (default: n = m, the claim; Remark 8: 4, 4); an n != m "
+                  "is the falsifier unequal_cone's (the numeric check is inconclusive there; sweeps keep n = m)"
+                  ).for_falsifiers(),
         Param.int("points", 5, 1, 100, "number of random cone points"),
     ],
     notes="Mean curvature = div of the unit normal grad f/|grad f| (sum of principal curvatures), computed "
@@ -1275,7 +1280,7 @@ def _cone_points(rng, m, n, k):
 def _cone_outcome(p, equal_blocks=False):
     """The (m, n) cone, or with ``equal_blocks`` the (m, m) cone of the claim."""
     rng = rng_for(p.seed)
-    m, n = (p.m, p.m) if equal_blocks else (p.m, p.n)
+    m, n = (p.m, p.m) if equal_blocks or p.n is None else (p.m, p.n)
     pts = _cone_points(rng, m, n, p.points)
     values = {}
     if m == 4 and n == 4:
@@ -1312,6 +1317,9 @@ def _(p):
     """Balanced (W_2, W_1) lies on the cone, the Jacobian of (4.25)-(4.27) has rank 3 (dim 5), and H = 0, on the
     cone with blocks (m, m).  (n is the falsifier's: a sweep drawing m and n independently used to leave 7 draws in
     8 inconclusive, m != n being outside the claim; the falsifier unequal_cone keeps m = 3, n = 5.)"""
+    if p.n is not None and p.n != p.m:   # sweeps leave n at its default None (= m)
+        return inconclusive(f"m={p.m}, n={p.n}: the claim is about the cone with m = n (Remark 8: 4, 4); for m != n "
+                            f"its mean curvature is (m - n)/|x| (see the falsifier unequal_cone)")
     out = _cone_outcome(p, equal_blocks=True)
     if isinstance(out.values, dict):
         out.values["blocks"] = [p.m, p.m]
