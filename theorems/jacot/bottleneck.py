@@ -563,7 +563,10 @@ variability = Claim(
     statement=r"\text{distinct sequences of local minima }A^{\tilde L}\text{ with different Bottleneck ranks exist; the kept "
               r"dimension can differ by }1\text{--}2",
     status="empirical",
-    params=_params(Lt_low=8.0) + [Param.int("runs", 2, 1, 3, "extra training paths 2Lt/3 -> Lt (init seeds "
+    params=[q for q in _params(Lt_low=8.0) if q.name != "k"]
+    + [Param.int("k", 2, 2, 3, "inner dimension k* of the teacher (>= 2: a rank-1 teacher has no non-trivial lower "
+                 "rank to settle on; all runs of 7 rank-1 sweep draws found rank 1, a search without a witness)"),
+       Param.int("runs", 2, 1, 3, "extra training paths 2Lt/3 -> Lt (init seeds "
                                                        "seed+1..seed+runs)")],
     validate=_validate,
     notes="Hypothesis (the statements are about minima): an end point with stationarity |grad L|/(|grad C| + |grad R|) > 0.5 or one collapsed to W = 0 (train MSE >= 0.9) is inconclusive with the reason. "

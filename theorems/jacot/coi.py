@@ -71,12 +71,15 @@ def _check_nonneg(p):
 def _rank_outcome(p, printed=False):
     """One array-API path (p.backend: numpy, array_api_strict or cupy); A drawn on the host."""
     xp = xp_of(p)
-    A = on(xp, _nonneg(p))
+    A0 = _nonneg(p)
+    A = on(xp, A0)
     r = int(X.matrix_rank(xp, A))
     if printed:
         val = float(X.fro2(xp, X.pinv(xp, X.sigma(xp, A, bias=False))))
     else:
-        val = float(X.coi(xp, A, bias=False))
+        # the COI without bias is scale-free (sigmabar positively homogeneous): evaluated on A / max A_ij, so that the
+        # Gram matrix of a user's A ~ 1e-300 does not underflow to 0 (it returned COI 0 against rank 1: refuted)
+        val = _coi_nobias(A0, xp)
     s = asnumpy(X.svdvals(xp, A))
     cond_r = float(s[0] / s[r - 1]) if r > 0 else 1.0
     # Error model: a pseudo-inverse on the rank-r part loses cond_r digits; |A A^+|^2 = r up to
