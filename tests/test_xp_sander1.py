@@ -34,6 +34,7 @@ CASES = {
     "sander.heun_lemma_2_14": ({"N": 40, "d": 2, "seed": 3}, "half_instead_of_quarter"),
     "sander.singular_value_lemma": ({"m": 5, "r": 3, "n": 4, "seed": 7}, "drop_m_ge_r"),
     "sander.pl_bounds_operator_norm": ({"d": 5, "dp": 3, "M": 0.3, "seed": 2}, "stated"),
+    "sander.limit_adjoint_sign": ({"q": 3, "m": 4, "scale": 1.0, "act": "tanh", "seed": 2}, "stated"),
 }
 
 

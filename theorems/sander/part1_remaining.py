@@ -671,9 +671,9 @@ meh = Claim(
           "3 draws; the former gate d >= n^{2/r} dropped the 2n^2 and 2C and refuted it).  Elsewhere 32 seeded draws of X "
           "are checked and the number of draws with lambda_min < eta_r^2/8 must stay within the binomial(32, delta) "
           "count exceeded with probability 1e-6 (inconclusive where delta is too close to 1 for 32 draws to contradict "
-          "it).  d = 64, n = 8 (delta = 0.009, ratio >= 60) certifies; d = 16, n = 64 (catalogue, ratio 3.5) is outside "
-          "the lemma's guarantee (delta = 4e3) and inconclusive; d = 4, n = 64 is the falsifier (the hypothesis delta < 1 "
-          "dropped, ratio 0.002).  r is drawn from the odd orders (audit issue 21: even r was rejected, d = 1 refuted).  The Chernoff step after (3.55) is claim sander.chernoff_exponent (E12) and sander."
+          "it).  d = 64, n = 8 (delta = 0.009, ratio >= 60) certifies; the catalogue's d = 16, n = 64 (ratio 3.5) is outside "
+          "the lemma's guarantee (delta = 4e3) and outside the declared n <= 32; d = 4, n = 64 (delta = 7e3) is the "
+          "falsifier's own instance (the hypothesis delta < 1 dropped, ratio 0.002).  r is drawn from the odd orders (audit issue 21: even r was rejected, d = 1 refuted).  The Chernoff step after (3.55) is claim sander.chernoff_exponent (E12) and sander."
           "chernoff_prefactor (E13).",
     catalogue="sander_part1 §2.8 T3.9",
     covers=("T3.9",),
@@ -789,7 +789,7 @@ meh.property(over=("seed",), max_examples=8, fixed={"d": 64, "n": 8})
 
 @meh.falsifier("outside_regime")
 def _(p):
-    """The hypothesis delta < 1 dropped: d = 4, n = 64 (its own sizes, the catalogue's; d << n^{2/r}, delta = 4e7),
+    """The hypothesis delta < 1 dropped: d = 4, n = 64 (its own sizes, the catalogue's; d << n^{2/r}, delta = 7e3),
     X from the seed: lambda_min(K) / (eta_3^2/8) = 0.002."""
     lam, bound, _, _ = _mehler(p, np.random.default_rng(p.seed).standard_normal((4, 64)))
     return Outcome(residual=max(0.0, bound - lam), tolerance=10 * 64 * 64 * EPS,
