@@ -318,7 +318,7 @@ def test_show_prints_everything_about_a_claim(capsys):
     code, out, _ = run(capsys, "show", ERRATUM)
     assert code == 0
     for needle in ("status: erratum", "statement: ", "corrected: ", "seed lines", "parameters:",
-                   "checks:", "falsifier[stated] (expect refuted; backends numpy)", "notes:" if
+                   "checks:", "falsifier[stated] (expect refuted; backends numpy", "notes:" if
                    __import__("theorems.registry").registry.get_claim(ERRATUM).notes else "run: theorems check"):
         assert needle in out, needle
     code, out, _ = run(capsys, "show", ERRATUM, "--json")
