@@ -15,20 +15,12 @@ from theorems.menon import metric as ME
 from theorems.menon import model as MO
 from theorems.menon import parametrisations as PA
 from theorems.registry import get_claim
+from theorems.runner import evaluate_numeric
 
 BACKENDS = ("numpy", "array_api_strict")
 
 
-def _params(cid, given, backend):
-    p = get_claim(cid).resolve(dict(given))
-    p.backend = backend
-    return p
-
-
-def _numeric(cid, given, backend):
-    check = next(c for c in get_claim(cid).checks if c.kind == "numeric")
-    out = check.evaluate(_params(cid, given, backend))
-    return out.decide(), out.residual, out.tolerance
+_numeric = evaluate_numeric
 
 
 # claim id -> a second parameter set (not the defaults)

@@ -8,22 +8,14 @@ import pytest
 
 from solvers import xp_sander2 as X
 from theorems.registry import get_claim
+from theorems.runner import evaluate_numeric
 from theorems.sander import incontext as IC
 from theorems.sander import sinkformer as SF
 
 BACKENDS = ("numpy", "array_api_strict")
 
 
-def _params(cid, given, backend):
-    p = get_claim(cid).resolve(dict(given))
-    p.backend = backend
-    return p
-
-
-def _numeric(cid, given, backend):
-    check = next(c for c in get_claim(cid).checks if c.kind == "numeric")
-    out = check.evaluate(_params(cid, given, backend))
-    return out.decide(), out.residual, out.tolerance
+_numeric = evaluate_numeric
 
 
 # claim id -> a second parameter set (not the defaults)

@@ -13,7 +13,7 @@ from .params import ParamError, Params
 from .record import make_record
 from .vocabulary import BACKENDS, BackendError, Outcome
 
-__all__ = ["run_check", "check_backend", "resolve_for"]
+__all__ = ["run_check", "check_backend", "resolve_for", "evaluate_numeric"]
 
 
 def check_backend(check, backend: str) -> None:
@@ -69,3 +69,15 @@ def run_check(check, given: dict | None = None, backend: str = "numpy", profile:
                       values={"traceback": tb[-2000:]})
     seconds = time.perf_counter() - t0
     return make_record(check, params, out, backend=out.backend or backend, seconds=seconds)
+
+
+def evaluate_numeric(claim_id: str, given: dict | None = None, backend: str = "numpy"):
+    """The Outcome of a claim's numeric check at ``given`` on ``backend``, called directly (no record, no
+    time box): ``(verdict, residual, tolerance)``.  For tests that compare backends or plant errors."""
+    from .registry import get_claim
+    claim = get_claim(claim_id)
+    check = next(c for c in claim.checks if c.kind == "numeric")
+    params = claim.resolve(dict(given or {}))
+    params.backend = backend
+    out = check.evaluate(params)
+    return out.decide(), out.residual, out.tolerance
