@@ -857,8 +857,8 @@ def _small_outcome(p, quantitative_eq13=False):
     out.values.update({"eq13_ratios": list(ratios), "bound_abs_AH": abs(AH), "ratio_to_A_low": res["u"] / AL,
                        "eq10": tp.eq10(AH, AL)})
     if not quantitative_eq13 and AH != 0:
-        # bound=True convention: |u_inf - A_low| / (|A_high| + error) (Eq 10, A_H > 0: (A_H/2 + S - A_L)/A_H, -> 1 as A_L/A_H
-        # -> 0, i.e. nearly equal targets at a fixed small scale: the gap's own example)
+        # bound=True convention: |u_inf - A_low| / (|A_high| + error) (Eq 10, A_H > 0: (A_H/2 + S - A_L)/A_H, -> 1 as
+        # A_L/A_H -> 0, i.e. nearly equal targets at a fixed small scale: the gap's own example)
         out.values["tightness"] = float(out.residual) / float(out.tolerance)   # |A_H| + the integrator's error
     return out
 

@@ -291,8 +291,9 @@ lazy = Claim(
     # (scripts/range_ends.py), a stiffness the bound does not model; the claim itself is a change of variables
     # the initial alignment as the cosine cos_0 of the angle between dy(0) and Delta_y (w_0 derived, _lz_state), not
     # w_0 itself: drawn independently over [-1e4, 1e4], w_0 gave a network state in 6 of 20 draws (sweep 20261126)
-    params=[q for q in _narrowed(flow_params(dh2_0=0.3, dy2_0=0.2, w_0=0.1), tau_h=(1e-4, None), tau_y=(1e-2, None),
-                                 delta_x=(None, 10.0), delta_y=(None, 100.0), dh2_0=(1e-3, 100.0)) if q.name != "w_0"] + [
+    params=[q for q in _narrowed(flow_params(dh2_0=0.3, dy2_0=0.2, w_0=0.1), tau_h=(1e-4, None),
+                                 tau_y=(1e-2, None), delta_x=(None, 10.0), delta_y=(None, 100.0),
+                                 dh2_0=(1e-3, 100.0)) if q.name != "w_0"] + [
         Param.float("cos_0", LZ_COS_0, -1.0, 1.0, "cosine of the angle between dy(0) and Delta_y: w(0) = |dy(0)|^2 - "
                     "sqrt(|dy(0)|^2) |Delta_y| cos_0 (every value is a network state; default: w(0) = 0.1)"),
         Param.float("G", 10.0, FLOOR, 1e4, "weight-scale factor of Eq 41", search=(0.2, 50.0)),
@@ -304,7 +305,8 @@ lazy = Claim(
           "the large-weight erratum E4 the Bernoulli limit max(A_high, 0) can be 0. Numeric: (i) the chain-rule field "
           "of the substitution against Eq 43's field at 64 random consistent states (rounding error model), (ii) the "
           "lifted trajectory of Eq 7 mapped by the substitution against the lifted trajectory of Eq 43 (error model: "
-          "10x the difference from runs at rtol 1e-9, atol 1e-12, plus rounding of the terms each of u, v, w is computed from). "
+          "10x the difference from runs at rtol 1e-9, atol 1e-12, plus rounding of the terms each of u, v, w is "
+          "computed from). "
           "The initial alignment is the cosine cos_0 between dy(0) and Delta_y (w_0 = dy2_0 - sqrt(dy2_0) delta_y "
           "cos_0), so every draw is a network state: sweep 20261126 went from 6 certified + 14 rejected (w_0 drawn on "
           "its own) to 20/20 certified (seeds 7171 and 99 too).",
@@ -363,8 +365,8 @@ def _lz_outcome(p, inverse):
         mapped_c, Up_c, _ = paths(LZ_COARSE_RTOL, LZ_COARSE_ATOL)
         # error model (a posteriori): the global error of each path is bounded by 10x its difference from a run at
         # rtol 1e-9, atol 1e-12 (the coarse run's error bounds the fine one's); plus 64 eps rounding of the scale each
-        # component is computed from (for w that of v: at a = 1e-10 and dy2 ~ 1e4, w ~ 1e-8 is the cancellation of v ~ 6e6,
-        # which the former bound, 1e3 rtol x |w|, missed by 1e8; at the defaults it was 1e6 x the residual)
+        # component is computed from (for w that of v: at a = 1e-10 and dy2 ~ 1e4, w ~ 1e-8 is the cancellation of
+        # v ~ 6e6, which the former bound, 1e3 rtol x |w|, missed by 1e8; at the defaults it was 1e6 x the residual)
         err = 10 * (np.abs(mapped_c - mapped) + np.abs(Up_c - Up)) + 64 * EPS * scl
         r = float(np.max(np.abs(mapped - Up) / (err + 1e-300)))
         parts["trajectories (residual / error bound)"] = (r, 1.0)
