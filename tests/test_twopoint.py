@@ -199,3 +199,20 @@ def test_bad_input():
     assert tp.consistent(0.1, 0.04, 0.04 + 0.2, 1.0) is None      # on the boundary (dim Y = 1)
     z = tp.lift_from_uvw(0.1, 0.04, 0.24, 1.0, m=1)
     assert np.allclose(tp.uvw_from_lift(z, [1.0]), (0.1, 0.04, 0.24))
+
+
+def test_lazy_rescaling_cosine_draws_are_network_states():
+    """vanrossem.lazy_rescaling declares the initial alignment as cos_0 in [-1, 1] (w_0 derived): its defaults are the
+    former w_0 = 0.1 instance, and every sweep draw passes the validator on its first attempt (w_0 drawn on its own
+    was a network state in 6 of 20 draws)."""
+    from theorems.claim import Params
+    from theorems.sweep import draw_params
+    from theorems.vanrossem import special_cases as sc
+
+    p = sc._lz_state(Params({q.name: q.default for q in sc.lazy.params}))
+    assert abs(p.w_0 - 0.1) <= 4 * EPS
+    for i in range(20):
+        params, attempts = draw_params(sc.lazy, 20261126, i, with_attempts=True)
+        assert attempts == 1, (i, params)
+        q = sc._lz_state(Params(params))
+        assert tp.consistent(q.dh2_0, q.dy2_0, q.w_0, q.delta_y) is None

@@ -750,6 +750,7 @@ large = Claim(
               r"limit is } A_{\rm high}\text{ only when } A_{\rm high}\gg A_{\rm low}>0\text{; for } A_{\rm high}<0"
               r"\text{ the representations collapse, } \|dh(\infty)\|^2\approx A_{\rm low}^2/|A_{\rm high}|\to0.",
     params=_scale_params(10.0, 0.5, 1.0),
+    bound=True,
     notes="Eq 12 makes both terms of A_high = a (u0/a - (tau_y/tau_h) v0/u0) large without fixing its sign (E4). "
           "The bound is exact given Eq 10 (A_H < 0: u* = A_L^2/(S - A_H/2) <= A_L^2/|A_H|; A_H > 0: u* - A_H = "
           "A_L^2/(S + A_H/2)); the checks integrate the dynamics. Default s = 10 (catalogue: s = 100, A_H = -50, "
@@ -771,6 +772,12 @@ def _large_outcome(p, predicted, label, backend=None):
     out = limit_outcome(q, predicted, res, label)
     out.tolerance = bound + out.tolerance  # the corrected statement's bound + the integrator's error model
     out.values.update({"bound_AL2_over_AH": bound, "dh2_0": q.dh2_0, "dy2_0": q.dy2_0, "eq10": tp.eq10(AH, AL)})
+    if 0 < bound < math.inf:
+        # bound=True convention: the side that must be smaller over the side that must be larger, |u_inf - max(A_H,
+        # 0)| / (A_L^2/|A_H| + integrator error) (Eq 10: A_H / (S + |A_H|/2) with S = sqrt(A_H^2/4 + A_L^2), -> 1 as
+        # A_L/|A_H| -> 0); the error model is in the denominator, else a bound below the integration error (A_L =
+        # 1e-6: A_L^2/|A_H| ~ 1e-15) gave "tightness" 2e3 on a certified draw
+        out.values["tightness"] = float(out.residual) / float(out.tolerance)
     return out
 
 
@@ -786,6 +793,13 @@ def large_property(p):
     """Drawn large scales, both signs of A_high (Numba kernel)."""
     AH = constants(_scaled_state(p))[2]
     return _large_outcome(p, max(AH, 0.0), "max(A_high, 0)", backend="numba")
+
+
+# the bound driven to equality: tightness |u_inf - max(A_H, 0)| / (A_L^2/|A_H|) = |A_H| / (S + |A_H|/2) -> 1 as
+# A_L/|A_H| -> 0; witnesses: the collapse side (rho2 = 100: A_H = -995) and the lazy side (rho1 = 100, rho2 = 1e-6:
+# A_H = +1000), both at tightness 1 - 1e-6; the default (A_H = -5) is at 0.963
+large.tightness(over=("rho1", "rho2", "delta_y"), max_examples=10,
+                witnesses=[{"rho2": 100.0}, {"rho1": 100.0, "rho2": 1e-6}])
 
 
 @large.falsifier("stated", fixed={"scale": 100.0})
@@ -809,6 +823,7 @@ small = Claim(
               r"\text{; the limit is } A_{\rm low}\text{ when } |A_{\rm high}|\ll A_{\rm low}\text{ (fails for nearly "
               r"equal targets, } b\to0\text{, at any fixed small scale).}",
     params=_scale_params(1e-3, 1.0, 0.5, scale_search=(1e-5, 1e-2)),
+    bound=True,
     notes="The bound |u* - A_L| <= |A_H|/2 + |S - A_L| <= |A_H| is exact given Eq 10; the checks integrate the "
           "dynamics (plateau of length ~ tau_y ln(1/s)/lam_+). Inconclusive where A_H <= -A_L (collapse: 0 < u* < A_L "
           "makes the bound hold for any limit, so it decides nothing). Falsifier 'stated' (Eq 13 ratios alone): "
@@ -841,6 +856,10 @@ def _small_outcome(p, quantitative_eq13=False):
         out.tolerance += abs(AH)
     out.values.update({"eq13_ratios": list(ratios), "bound_abs_AH": abs(AH), "ratio_to_A_low": res["u"] / AL,
                        "eq10": tp.eq10(AH, AL)})
+    if not quantitative_eq13 and AH != 0:
+        # bound=True convention: |u_inf - A_low| / (|A_high| + error) (Eq 10, A_H > 0: (A_H/2 + S - A_L)/A_H, -> 1 as
+        # A_L/A_H -> 0, i.e. nearly equal targets at a fixed small scale: the gap's own example)
+        out.values["tightness"] = float(out.residual) / float(out.tolerance)   # |A_H| + the integrator's error
     return out
 
 
@@ -851,6 +870,13 @@ def small_numeric(p):
 
 
 small.property(over=("scale", "rho1", "rho2", "tau_h", "tau_y", "delta_x", "delta_y"), max_examples=12)
+
+
+# the bound driven to equality: tightness |u_inf - A_L| / |A_H| -> 1 as A_L/A_H -> 0 with A_H > 0 (nearly equal
+# targets at a fixed small scale, the gap's own case); witness delta_y = 1e-6 (A_L = 1e-6, A_H = 5e-4): 0.998; the
+# default (A_L = 1, A_H = 5e-4) is at 0.5.  The second inequality |A_H| <= u0 + (tau_y/tau_h) a v0/u0 is the triangle
+# inequality (equality when one term vanishes) and is not searched.
+small.tightness(over=("rho1", "rho2", "delta_y"), max_examples=10, witnesses=[{"delta_y": 1e-6}])
 
 
 @small.falsifier("stated", fixed={"delta_y": 1e-4, "scale": 0.01, "rho1": 1.0, "rho2": 0.5})
