@@ -408,8 +408,8 @@ def _singleton_root(s, w, i, c, mag, q, p):
         t = c * w[i]
         return s[i] - np.sign(t) * abs(t) ** (p - 1.0), 1
     lo, hi = min(0.0, s[i]), max(0.0, s[i])
-    if lo == hi:
-        return 0.0, 1
+    if lo == hi or w[i] == 0.0:          # psi(g - s_i) = 0: g = s_i exactly (Newton would stop an ulp away,
+        return s[i], 1                   # which psi^(q-1) with q < 2 turns into sqrt-size errors in y)
     return _pool_bracketed_w(s, i, i + 1, w[i], c, mag, q, lo, hi)
 
 
