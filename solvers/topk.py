@@ -181,9 +181,9 @@ def pav_reference(s, w, lam, p, mag, method="closed"):
 # central moments M2 = sum (s_i - mean)^2, M3 = sum (s_i - mean)^3 (Chan, Golub & LeVeque's pairwise
 # update, which does not cancel the way raw power sums do).  p = 2 needs m, W and the mean; p = 4/3 the
 # cubic of App. 7.A.6 in the centred variable t = g - mean, whose coefficients are exactly m, M2, M3, W
-# (same formulas as :func:`pool`); any other p > 1 is pooled by bisection on F_B over the block's own
-# values (contiguous in s), so that case costs O(|B|) per pooling.  Each index is pushed once and merged
-# at most once, so p = 2 and p = 4/3 are O(n) overall.
+# (same formulas as :func:`pool`).  Each index is pushed once and merged at most once, so p = 2 and
+# p = 4/3 are O(n) overall.  Any other p has no such statistics: see "general p in O(n)" below (the mode-2
+# branch of ``_pav_stack``, bisection over the block's values, O(n x largest block), is no longer called).
 
 # the same cubic root, compiled for the stack kernel
 _cubic_root_nb = njit(cache=True)(_cubic_root)
@@ -205,13 +205,16 @@ def _F_dF_nb(g, s, a, e, W, c, mag, q):
     ex = q - 1.0
     f = 0.0
     df = 0.0
+    fa = 0.0
     for i in range(a, e):
         u = g - s[i]
         au = abs(u)
         t = au ** ex
         f += t if u >= 0 else -t
+        fa += t
         df += ex * t / au if au > 0 else (0.0 if q > 2 else (ex if q == 2 else np.inf))
-    return f + c * W * (g if mag else 1.0), df + (c * W if mag else 0.0)
+    lin = c * W * (g if mag else 1.0)
+    return f + lin, df + (c * W if mag else 0.0), fa + abs(lin)
 
 
 @njit(cache=True)
@@ -219,17 +222,24 @@ def _pool_bracketed_w(s, a, e, W, c, mag, q, lo, hi):
     """The root of the increasing F_B in [lo, hi] (F_B(lo) <= 0 <= F_B(hi)) and the work spent (terms of F_B
     evaluated): a safeguarded Newton iteration (a Newton step that leaves the bracket, or one that did not
     halve the step before last, falls back to bisection; Numerical Recipes' rtsafe rule), run until the
-    bracket is two adjacent floats or F_B = 0, i.e. to the last bit like :func:`pool`'s bisection.  Newton
+    bracket is two adjacent floats or |F_B| is below its rounding bound (|B| + 2) eps sum |terms| (then the
+    computed F_B cannot tell g from the root: the root's error is that bound over F_B', as for the
+    reference's bisection, whose last steps follow the signs of rounding noise).  Newton
     converges quadratically where F_B is smooth; near a kink (g = s_i with q < 2 or q > 2) it halves the
     bracket, so the count is at most ~64 + the Newton steps, each costing |B| terms."""
     g = 0.5 * (lo + hi)
     dxold = hi - lo
     dx = dxold
     work = 0
+    lo0, hi0 = lo, hi
+    tried_lo, tried_hi = False, False
     for _ in range(400):
-        f, df = _F_dF_nb(g, s, a, e, W, c, mag, q)
+        f, df, fa = _F_dF_nb(g, s, a, e, W, c, mag, q)
         work += e - a
-        if f == 0.0:
+        # |f| below its rounding (~(|B| + 2) eps sum |terms|, the sum's error bound) is a root as far as
+        # F_B can tell: stop; bisecting on noisy signs to adjacent floats took 55 passes where the root is
+        # ~0 (floats are dense there)
+        if abs(f) <= (e - a + 2) * 1.2e-16 * fa:
             return g, work
         if f < 0:
             lo = g
@@ -239,7 +249,16 @@ def _pool_bracketed_w(s, a, e, W, c, mag, q, lo, hi):
         if mid <= lo or mid >= hi:
             break
         nxt = g - f / df if (df > 0 and df < np.inf) else mid
-        if not (lo < nxt < hi) or abs(2.0 * f) > abs(dxold * df):
+        # a Newton step past an end of the original bracket points at a root on that end (the threshold
+        # kernel brackets by its bisection points, and a symmetric block pools exactly onto one): try the end
+        # once instead of halving towards it for 53 steps
+        if nxt >= hi and hi == hi0 and not tried_hi:
+            tried_hi = True
+            nxt = hi
+        elif nxt <= lo and lo == lo0 and not tried_lo:
+            tried_lo = True
+            nxt = lo
+        elif not (lo < nxt < hi) or abs(2.0 * f) > abs(dxold * df):
             nxt = mid
         dxold, dx = dx, nxt - g
         if nxt == g:
@@ -393,8 +412,8 @@ def _pav2(s, w, lam, mag):
 #   Newton solve of ~5-10 passes on its range).  Measured (tests/test_topk.py, bench_peers.py): 8-100 terms
 #   per element from n = 1e3 to 1e5 on sorted, random and merge-forcing inputs.
 #
-# ``pav`` with method 'bisect' runs the stack PAV under budget 8n and, when that is exceeded, the threshold
-# decomposition from scratch: total work <= 8 n + one pooling + the decomposition's bound, linear in n.
+# ``pav`` with method 'bisect' runs the stack PAV under budget 2n and, when that is exceeded, the threshold
+# decomposition from scratch: total work <= 2 n + one pooling + the decomposition's bound, linear in n.
 # Error model: a leaf holding one true block gets its root to the last bit (|dg| ~ a few ulps of the scale
 # plus |B| eps max|psi| / F_B', the conditioning of the root, as for the reference); a leaf of width <= delta
 # holding several true blocks gets a value inside [L, U], within delta = 4 eps max|bound| of each of them.
@@ -573,7 +592,7 @@ def _iso_threshold(s, w, lam, p, mag):
     return v, starts[:nleaf].copy(), ends[:nleaf].copy(), work
 
 
-PAV_BUDGET = 8          # stack PAV work allowed per element (terms of F) before the threshold decomposition
+PAV_BUDGET = 2          # stack PAV work allowed per element (terms of F) before the threshold decomposition
 
 
 def _run_general(s, w, lam, p, mag):
@@ -586,7 +605,7 @@ def _run_general(s, w, lam, p, mag):
 
 def pav_work(s, w, lam, p, mag, kernel="auto"):
     """The general-p solver with its work count: (v, blocks, work, kernel used), work in terms of F_B
-    (one psi each).  ``kernel``: 'auto' (stack PAV under a 8n budget, then the threshold decomposition),
+    (one psi each).  ``kernel``: 'auto' (stack PAV under a 2n budget, then the threshold decomposition),
     'pav' (the stack PAV without a budget) or 'threshold'."""
     s = np.ascontiguousarray(s, dtype=float)
     w = np.ascontiguousarray(w, dtype=float)
