@@ -409,8 +409,8 @@ def _pav2(s, w, lam, mag):
 #   no prefix wants to rise), tried at the 1st, 2nd, 4th, ... one-sided split of the same range.  Depth <=
 #   log2((U0 - L0) / delta) <= 52, each level two passes (the monotonicity scan and the split), so the work
 #   is O(n) with a constant bounded by the precision, not by n: <= ~104 passes plus the block tests (each a
-#   Newton solve of ~5-10 passes on its range).  Measured (tests/test_topk.py, bench_peers.py): 8-100 terms
-#   per element from n = 1e3 to 1e5 on sorted, random and merge-forcing inputs.
+#   Newton solve of ~5-10 passes on its range).  Measured (tests/test_topk.py, bench_peers.py): 8-105 terms
+#   per element from n = 1e3 to 1e5 on sorted, random and merge-forcing inputs, p from 1.1 to 8.
 #
 # ``pav`` with method 'bisect' runs the stack PAV under budget 2n and, when that is exceeded, the threshold
 # decomposition from scratch: total work <= 2 n + one pooling + the decomposition's bound, linear in n.

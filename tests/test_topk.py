@@ -256,7 +256,8 @@ def test_threshold_kernel_p2_matches_scipy(inp, order):
 def test_general_pav_work_is_linear_in_n():
     """Linear scaling as a count, not a time: terms of F evaluated per element (one psi each) on the merge-forcing
     inputs at n = 1e3, 1e4, 1e5.  Bound from the construction: <= 52 levels of two passes plus the block tests'
-    Newton solves; measured 14-220 per element, flat in n.  Asserted: <= 400 per element at every n, and the
+    Newton solves; measured 8-105 per element (p in 1.1..8, both operators), flat in n.  Asserted: <= 200 per
+    element at every n, and the
     per-element work at 1e5 within 2.5x of that at 1e3 (the unbudgeted stack PAV, checked beside it, grows
     like n on the same inputs: the test can fail)."""
     rng = np.random.default_rng(11)
@@ -266,7 +267,7 @@ def test_general_pav_work_is_linear_in_n():
             for p, mag in ((1.5, False), (1.5, True), (1.1, False), (3.0, True)):
                 work = tk.pav_work(s, w, 0.5, p, mag)[2]
                 per[(name, p, mag, n)] = work / n
-                assert work / n <= 400, (name, p, mag, n, work / n)
+                assert work / n <= 200, (name, p, mag, n, work / n)
     for (name, p, mag, n), r in per.items():
         if n == 100_000:
             assert r <= 2.5 * per[(name, p, mag, 1_000)], (name, p, mag, r, per[(name, p, mag, 1_000)])
