@@ -240,6 +240,10 @@ def _pool_bracketed_w(s, a, e, W, c, mag, q, lo, hi):
         # F_B can tell: stop; bisecting on noisy signs to adjacent floats took 55 passes where the root is
         # ~0 (floats are dense there)
         if abs(f) <= (e - a + 2) * 1.2e-16 * fa:
+            if df > 0 and df < np.inf:           # the last Newton correction, free: leaves the actual
+                nxt = g - f / df                 # rounding of f (~sqrt|B| eps), not the bound, in the root
+                if lo <= nxt <= hi:
+                    g = nxt
             return g, work
         if f < 0:
             lo = g
