@@ -11,7 +11,9 @@ Conventions (catalogue sander_part23 §1, §6 A7)
   sum_i h_i(v_i)``, ``h_i(v) = r*(s_i - v) + w_i phi(v)``.  A block ``B`` pools to the root of the
   increasing function ``F_B(g) = sum_B psi(g - s_i) + lam^(q-1) sum_B w_i phi'(g)``.
 * Pooling solvers: ``closed`` (p = 2: linear; p = 4/3: the cubic of App. 7.A.6 solved by Cardano in a
-  cancellation-free form, then one Newton step) and ``bisect`` (any p > 1: bisection to the last bit).
+  cancellation-free form, then one Newton step) and ``bisect`` (any p > 1: :func:`pool` and
+  :func:`pav_reference` bisect to the last bit; :func:`pav` / :func:`pav_values` run the O(n) general-p
+  kernels, safeguarded Newton pooling inside a budgeted stack PAV or the threshold decomposition).
 * Independent KKT solver (no isotonic regression): mask -- ``y_i = clip(((x_i - tau)_+/lam)^(q-1), 0, 1)``
   with ``sum y = k``; magnitude -- the Prop 7.3 variational form ``max_{z in P(1_k)} sum_i V_i(z_i)``,
   whose optimality condition is ``|y_i|/z_i = t`` on unclipped coordinates, so
@@ -26,6 +28,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["check_input", "lmo", "hard_topkmask", "hard_topkmag", "pool", "pav", "pav_reference", "pav_values",
+           "pav_work",
            "topk_mask", "topk_mag",
            "relaxed", "kkt_mask", "kkt_mag", "proj_pairs", "dykstra_printed", "dykstra", "jacobian_blocks",
            "blocks_of", "conj_ksupport", "grad_Rstar"]
@@ -650,7 +653,8 @@ def _pav_mode(p, method):
 
 
 def pav_values(s, w, lam, p, mag, method="closed"):
-    """The PAV solution v of (7.5) (decreasing order), O(n) for p = 2 and 4/3 (Numba stack kernel)."""
+    """The PAV solution v of (7.5) (decreasing order), O(n): the Numba stack kernel for p = 2 and 4/3
+    ('closed'), the general-p kernels for any p ('bisect'; see :func:`pav_work`)."""
     return _run_pav(s, w, lam, p, mag, method)[0]
 
 
