@@ -11,7 +11,9 @@ Conventions (catalogue sander_part23 §1, §6 A7)
   sum_i h_i(v_i)``, ``h_i(v) = r*(s_i - v) + w_i phi(v)``.  A block ``B`` pools to the root of the
   increasing function ``F_B(g) = sum_B psi(g - s_i) + lam^(q-1) sum_B w_i phi'(g)``.
 * Pooling solvers: ``closed`` (p = 2: linear; p = 4/3: the cubic of App. 7.A.6 solved by Cardano in a
-  cancellation-free form, then one Newton step) and ``bisect`` (any p > 1: bisection to the last bit).
+  cancellation-free form, then one Newton step) and ``bisect`` (any p > 1: :func:`pool` and
+  :func:`pav_reference` bisect to the last bit; :func:`pav` / :func:`pav_values` run the O(n) general-p
+  kernels, safeguarded Newton pooling inside a budgeted stack PAV or the threshold decomposition).
 * Independent KKT solver (no isotonic regression): mask -- ``y_i = clip(((x_i - tau)_+/lam)^(q-1), 0, 1)``
   with ``sum y = k``; magnitude -- the Prop 7.3 variational form ``max_{z in P(1_k)} sum_i V_i(z_i)``,
   whose optimality condition is ``|y_i|/z_i = t`` on unclipped coordinates, so
@@ -26,6 +28,7 @@ import numpy as np
 from numba import njit
 
 __all__ = ["check_input", "lmo", "hard_topkmask", "hard_topkmag", "pool", "pav", "pav_reference", "pav_values",
+           "pav_work",
            "topk_mask", "topk_mag",
            "relaxed", "kkt_mask", "kkt_mag", "proj_pairs", "dykstra_printed", "dykstra", "jacobian_blocks",
            "blocks_of", "conj_ksupport", "grad_Rstar"]
@@ -181,9 +184,9 @@ def pav_reference(s, w, lam, p, mag, method="closed"):
 # central moments M2 = sum (s_i - mean)^2, M3 = sum (s_i - mean)^3 (Chan, Golub & LeVeque's pairwise
 # update, which does not cancel the way raw power sums do).  p = 2 needs m, W and the mean; p = 4/3 the
 # cubic of App. 7.A.6 in the centred variable t = g - mean, whose coefficients are exactly m, M2, M3, W
-# (same formulas as :func:`pool`); any other p > 1 is pooled by bisection on F_B over the block's own
-# values (contiguous in s), so that case costs O(|B|) per pooling.  Each index is pushed once and merged
-# at most once, so p = 2 and p = 4/3 are O(n) overall.
+# (same formulas as :func:`pool`).  Each index is pushed once and merged at most once, so p = 2 and
+# p = 4/3 are O(n) overall.  Any other p has no such statistics: see "general p in O(n)" below (the mode-2
+# branch of ``_pav_stack``, bisection over the block's values, O(n x largest block), is no longer called).
 
 # the same cubic root, compiled for the stack kernel
 _cubic_root_nb = njit(cache=True)(_cubic_root)
@@ -205,29 +208,46 @@ def _F_dF_nb(g, s, a, e, W, c, mag, q):
     ex = q - 1.0
     f = 0.0
     df = 0.0
+    fa = 0.0
     for i in range(a, e):
         u = g - s[i]
         au = abs(u)
         t = au ** ex
         f += t if u >= 0 else -t
+        fa += t
         df += ex * t / au if au > 0 else (0.0 if q > 2 else (ex if q == 2 else np.inf))
-    return f + c * W * (g if mag else 1.0), df + (c * W if mag else 0.0)
+    lin = c * W * (g if mag else 1.0)
+    return f + lin, df + (c * W if mag else 0.0), fa + abs(lin)
 
 
 @njit(cache=True)
-def _pool_bracketed(s, a, e, W, c, mag, q, lo, hi):
-    """The root of the increasing F_B in [lo, hi] (F_B(lo) <= 0 <= F_B(hi)): a safeguarded Newton
-    iteration (a Newton step that leaves the bracket, or a bracket that did not halve over two steps,
-    falls back to bisection), to the last bit like :func:`pool`'s bisection.  The bracket comes from the
-    merge: the merged block's root lies between the roots of its two parts, where F_B = F_left + F_right
-    changes sign."""
+def _pool_bracketed_w(s, a, e, W, c, mag, q, lo, hi):
+    """The root of the increasing F_B in [lo, hi] (F_B(lo) <= 0 <= F_B(hi)) and the work spent (terms of F_B
+    evaluated): a safeguarded Newton iteration (a Newton step that leaves the bracket, or one that did not
+    halve the step before last, falls back to bisection; Numerical Recipes' rtsafe rule), run until the
+    bracket is two adjacent floats or |F_B| is below its rounding bound (|B| + 2) eps sum |terms| (then the
+    computed F_B cannot tell g from the root: the root's error is that bound over F_B', as for the
+    reference's bisection, whose last steps follow the signs of rounding noise).  Newton
+    converges quadratically where F_B is smooth; near a kink (g = s_i with q < 2 or q > 2) it halves the
+    bracket, so the count is at most ~64 + the Newton steps, each costing |B| terms."""
     g = 0.5 * (lo + hi)
     dxold = hi - lo
     dx = dxold
+    work = 0
+    lo0, hi0 = lo, hi
+    tried_lo, tried_hi = False, False
     for _ in range(400):
-        f, df = _F_dF_nb(g, s, a, e, W, c, mag, q)
-        if f == 0.0:
-            return g
+        f, df, fa = _F_dF_nb(g, s, a, e, W, c, mag, q)
+        work += e - a
+        # |f| below its rounding (~(|B| + 2) eps sum |terms|, the sum's error bound) is a root as far as
+        # F_B can tell: stop; bisecting on noisy signs to adjacent floats took 55 passes where the root is
+        # ~0 (floats are dense there)
+        if abs(f) <= (e - a + 2) * 1.2e-16 * fa:
+            if df > 0 and df < np.inf:           # the last Newton correction, free: leaves the actual
+                nxt = g - f / df                 # rounding of f (~sqrt|B| eps), not the bound, in the root
+                if lo <= nxt <= hi:
+                    g = nxt
+            return g, work
         if f < 0:
             lo = g
         else:
@@ -235,15 +255,30 @@ def _pool_bracketed(s, a, e, W, c, mag, q, lo, hi):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi:
             break
-        # Numerical Recipes' rtsafe rule: bisect when Newton leaves the bracket or does not halve the step
         nxt = g - f / df if (df > 0 and df < np.inf) else mid
-        if not (lo < nxt < hi) or abs(2.0 * f) > abs(dxold * df):
+        # a Newton step past an end of the original bracket points at a root on that end (the threshold
+        # kernel brackets by its bisection points, and a symmetric block pools exactly onto one): try the end
+        # once instead of halving towards it for 53 steps
+        if nxt >= hi and hi == hi0 and not tried_hi:
+            tried_hi = True
+            nxt = hi
+        elif nxt <= lo and lo == lo0 and not tried_lo:
+            tried_lo = True
+            nxt = lo
+        elif not (lo < nxt < hi) or abs(2.0 * f) > abs(dxold * df):
             nxt = mid
         dxold, dx = dx, nxt - g
         if nxt == g:
             break
         g = nxt
-    return g
+    return g, work
+
+
+@njit(cache=True)
+def _pool_bracketed(s, a, e, W, c, mag, q, lo, hi):
+    """:func:`_pool_bracketed_w` without the work count.  The bracket comes from the merge: the merged
+    block's root lies between the roots of its two parts, where F_B = F_left + F_right changes sign."""
+    return _pool_bracketed_w(s, a, e, W, c, mag, q, lo, hi)[0]
 
 
 @njit(cache=True)
@@ -358,12 +393,250 @@ def _pav2(s, w, lam, mag):
     return v, start[:top + 1].copy(), start[1:top + 2].copy()
 
 
+# ---------------------------------------------------------------------------
+# general p in O(n): PAV with a linear work budget, and the threshold decomposition behind it
+#
+# For q - 1 not an integer, F_B(g) = sum_B psi(g - s_i) + c W_B phi'(g) has no finite sufficient statistics,
+# so pooling a block by root-finding costs |B| terms per evaluation, and PAV's re-pooling of a growing block
+# costs O(|B|^2) in all: on the sorted top-k input (s descending, w = 1_k) the block around k absorbs about
+# n/10 entries one by one (measured: 9.5 s at n = 1e5, lam = 0.5).  Two kernels, both counting their work
+# in terms of F evaluated (one psi each):
+#
+# * ``_pav_gen_stack``: the stack PAV, each merge pooled by the safeguarded Newton iteration started from
+#   the merge's bracket [g_left, g_right]; it gives up once its work exceeds ``budget * n`` terms.
+# * ``_iso_threshold``: the threshold decomposition of a chain (Hochbaum & Queyranne 1994; Ahuja & Orlin
+#   2001): for any theta, {i : v*_i > theta} is the prefix [a, j) whose partial sum of h_i'(theta) is
+#   smallest (the smallest such j).  Bisecting the value interval [L, U] of an index range R at theta
+#   splits R into [a, j) (values in (theta, U]) and [j, e) (values in [L, theta]), so each level of the
+#   recursion costs one pass over the indices it holds, and the value interval halves per level.  A range
+#   whose singleton minimisers are already non-increasing is solved by them.  Otherwise a range is a leaf
+#   (one pooled value, the root of F_R in [L, U] by the same Newton iteration, to the last bit)
+#   when its interval is narrower than delta = 4 eps max(|L0|, |U0|), or when the
+#   pooled value passes the block test (every proper prefix sum of h_i'(g) exceeds its rounding bound T > 0:
+#   no prefix wants to rise), tried at the 1st, 2nd, 4th, ... one-sided split of the same range.  Depth <=
+#   log2((U0 - L0) / delta) <= 52, each level two passes (the monotonicity scan and the split), so the work
+#   is O(n) with a constant bounded by the precision, not by n: <= ~104 passes plus the block tests (each a
+#   Newton solve of ~5-10 passes on its range).  Measured (tests/test_topk.py, bench_peers.py): 8-105 terms
+#   per element from n = 1e3 to 1e5 on sorted, random and merge-forcing inputs, p from 1.1 to 8.
+#
+# ``pav`` with method 'bisect' runs the stack PAV under budget 2n and, when that is exceeded, the threshold
+# decomposition from scratch: total work <= 2 n + one pooling + the decomposition's bound, linear in n.
+# Error model: a leaf holding one true block gets its root to the last bit (|dg| ~ a few ulps of the scale
+# plus |B| eps max|psi| / F_B', the conditioning of the root, as for the reference); a leaf of width <= delta
+# holding several true blocks gets a value inside [L, U], within delta = 4 eps max|bound| of each of them.
+
+@njit(cache=True)
+def _singleton_root(s, w, i, c, mag, q, p):
+    """The minimiser of h_i alone, and its work: mask s_i - lam sign(w_i)|w_i|^(p-1) in closed form
+    (psi(g - s_i) = -c w_i, psi^-1(t) = sign(t)|t|^(p-1), c^(p-1) = lam); magnitude: the root of
+    psi(g - s_i) + c w_i g between 0 and s_i."""
+    if not mag:
+        t = c * w[i]
+        return s[i] - np.sign(t) * abs(t) ** (p - 1.0), 1
+    lo, hi = min(0.0, s[i]), max(0.0, s[i])
+    if lo == hi or w[i] == 0.0:          # psi(g - s_i) = 0: g = s_i exactly (Newton would stop an ulp away,
+        return s[i], 1                   # which psi^(q-1) with q < 2 turns into sqrt-size errors in y)
+    return _pool_bracketed_w(s, i, i + 1, w[i], c, mag, q, lo, hi)
+
+
+@njit(cache=True)
+def _pav_gen_stack(s, w, lam, p, mag, budget):
+    """Stack PAV for any p > 1, pooling merges by bracketed Newton; returns (v, starts, ends, work, ok);
+    ok is False (and v unfinished) once the work exceeds budget * n terms."""
+    n = s.size
+    q = p / (p - 1.0)
+    c = lam ** (q - 1.0)
+    start = np.empty(n + 1, np.int64)
+    W = np.empty(n)
+    val = np.empty(n)
+    top = -1
+    work = 0
+    limit = budget * n
+    for i in range(n):
+        top += 1
+        start[top] = i
+        W[top] = w[i]
+        g, wk = _singleton_root(s, w, i, c, mag, q, p)
+        val[top] = g
+        work += wk
+        while top > 0 and val[top - 1] < val[top]:
+            b = top - 1
+            W[b] += W[top]
+            g, wk = _pool_bracketed_w(s, start[b], i + 1, W[b], c, mag, q, val[b], val[top])
+            val[b] = g
+            work += wk
+            top = b
+            if work > limit:
+                return val, start, start, work, False
+    start[top + 1] = n
+    v = np.empty(n)
+    for b in range(top + 1):
+        for i in range(start[b], start[b + 1]):
+            v[i] = val[b]
+    return v, start[:top + 1].copy(), start[1:top + 2].copy(), work, True
+
+
+@njit(cache=True)
+def _iso_threshold(s, w, lam, p, mag):
+    """The threshold decomposition (block comment above); returns (v, starts, ends, work), the leaves in
+    index order."""
+    n = s.size
+    q = p / (p - 1.0)
+    c = lam ** (q - 1.0)
+    ex = q - 1.0
+    cw = np.zeros(n + 1)
+    for i in range(n):
+        cw[i + 1] = cw[i] + w[i]
+    work = 0
+    L0, U0 = np.inf, -np.inf
+    gam = np.empty(n)
+    for i in range(n):
+        g, wk = _singleton_root(s, w, i, c, mag, q, p)
+        gam[i] = g
+        work += wk
+        L0 = min(L0, g)
+        U0 = max(U0, g)
+    eps = np.finfo(np.float64).eps
+    delta = 4.0 * eps * max(abs(L0), abs(U0))
+    v = np.empty(n)
+    starts = np.empty(n, np.int64)
+    ends = np.empty(n, np.int64)
+    nleaf = 0
+    cap = 2 * n + 256
+    sa = np.empty(cap, np.int64)
+    se = np.empty(cap, np.int64)
+    sk = np.empty(cap, np.int64)            # one-sided splits of this range so far
+    sL = np.empty(cap)
+    sU = np.empty(cap)
+    top = 0
+    sa[0], se[0], sk[0], sL[0], sU[0] = 0, n, 0, L0, U0
+    while top >= 0:
+        a, e, k, L, U = sa[top], se[top], sk[top], sL[top], sU[top]
+        top -= 1
+        # a range whose singleton minimisers are already non-increasing is solved by them (PAV on it merges
+        # nothing; clipped to [L, U], where the threshold theorem puts them anyway): one pass of comparisons
+        mono = True
+        for i in range(a, e - 1):
+            if gam[i] < gam[i + 1]:
+                mono = False
+                break
+        if mono:
+            work += e - a
+            for i in range(a, e):
+                v[i] = min(max(gam[i], L), U)
+                starts[nleaf], ends[nleaf] = i, i + 1
+                nleaf += 1
+            continue
+        leaf = U - L <= delta
+        g = 0.0
+        if not leaf and k > 0 and (k & (k - 1)) == 0:          # block test at the 1st, 2nd, 4th, ... one-sided split
+            g, wk = _pool_bracketed_w(s, a, e, cw[e] - cw[a], c, mag, q, L, U)
+            work += wk + 2 * (e - a)
+            # rounding bound T on every computed prefix sum at g: per term 4 eps |d_i| plus the change of
+            # |u|^ex when u = g - s_i moves by eps (|g| + |s_i|), summed over R, plus F_R'(g) times 2 ulp(g)
+            # (g is the computed root); a prefix within T of 0 is undecided, so the test says 'not a block'
+            # and the bisection goes on (a false 'no' costs passes, a false 'yes' would pool two blocks:
+            # with q = 11 a prefix sum of 1e-25 against rounding 1e-17 did)
+            T = 0.0
+            dF = 0.0
+            for i in range(a, e):
+                u = g - s[i]
+                au = abs(u)
+                t = au ** ex
+                lin = c * w[i] * (g if mag else 1.0)
+                T += 4.0 * eps * (t + abs(lin)) + ((au + eps * (abs(g) + abs(s[i]))) ** ex - t)
+                dF += ex * t / au if au > 0 else (0.0 if ex > 1.0 else (1.0 if ex == 1.0 else np.inf))
+                if mag:
+                    dF += c * w[i]
+            T += 2.0 * eps * abs(g) * dF
+            P = 0.0
+            leaf = T < np.inf
+            for i in range(a, e - 1):
+                if not leaf:
+                    break
+                u = g - s[i]
+                t = abs(u) ** ex
+                P += (t if u >= 0 else -t) + c * w[i] * (g if mag else 1.0)
+                if P <= T:
+                    leaf = False
+            if leaf:
+                v[a:e] = g
+                starts[nleaf], ends[nleaf] = a, e
+                nleaf += 1
+                continue
+        if leaf:
+            g, wk = _pool_bracketed_w(s, a, e, cw[e] - cw[a], c, mag, q, L, U)
+            work += wk
+            v[a:e] = g
+            starts[nleaf], ends[nleaf] = a, e
+            nleaf += 1
+            continue
+        th = 0.5 * (L + U)
+        # smallest argmin of the prefix sums of h_i'(theta), accumulated from the last minimum (D = P_i - min
+        # P so far, Kadane's form): a small d_i after large terms still moves the minimum, which a running P
+        # of magnitude sum |d| would round away (measured: p = 1.1, |s| ~ 1e3, terms ~ 1e30)
+        D = 0.0
+        j = a
+        for i in range(a, e):
+            u = th - s[i]
+            t = abs(u) ** ex
+            D += (t if u >= 0 else -t) + c * w[i] * (th if mag else 1.0)
+            if D < 0.0:
+                D = 0.0
+                j = i + 1
+        work += e - a
+        if j == a:                                  # all of R at or below theta
+            top += 1
+            sa[top], se[top], sk[top], sL[top], sU[top] = a, e, k + 1, L, th
+        elif j == e:                                # all of R above theta
+            top += 1
+            sa[top], se[top], sk[top], sL[top], sU[top] = a, e, k + 1, th, U
+        else:                                       # right part pushed first: leaves come out in index order
+            top += 1
+            sa[top], se[top], sk[top], sL[top], sU[top] = j, e, 0, L, th
+            top += 1
+            sa[top], se[top], sk[top], sL[top], sU[top] = a, j, 0, th, U
+    return v, starts[:nleaf].copy(), ends[:nleaf].copy(), work
+
+
+PAV_BUDGET = 2          # stack PAV work allowed per element (terms of F) before the threshold decomposition
+
+
+def _run_general(s, w, lam, p, mag):
+    v, a, e, work, ok = _pav_gen_stack(s, w, float(lam), float(p), bool(mag), PAV_BUDGET)
+    if ok:
+        return v, a, e, work, "pav"
+    v, a, e, work2 = _iso_threshold(s, w, float(lam), float(p), bool(mag))
+    return v, a, e, work + work2, "threshold"
+
+
+def pav_work(s, w, lam, p, mag, kernel="auto"):
+    """The general-p solver with its work count: (v, blocks, work, kernel used), work in terms of F_B
+    (one psi each).  ``kernel``: 'auto' (stack PAV under a 2n budget, then the threshold decomposition),
+    'pav' (the stack PAV without a budget) or 'threshold'."""
+    s = np.ascontiguousarray(s, dtype=float)
+    w = np.ascontiguousarray(w, dtype=float)
+    if kernel == "auto":
+        v, a, e, work, used = _run_general(s, w, lam, p, mag)
+    elif kernel == "pav":
+        v, a, e, work, _ = _pav_gen_stack(s, w, float(lam), float(p), bool(mag), np.inf)
+        used = "pav"
+    elif kernel == "threshold":
+        v, a, e, work = _iso_threshold(s, w, float(lam), float(p), bool(mag))
+        used = "threshold"
+    else:
+        raise ValueError(f"kernel={kernel!r} must be 'auto', 'pav' or 'threshold'")
+    return v, list(zip(a.tolist(), e.tolist())), int(work), used
+
+
 def _run_pav(s, w, lam, p, mag, method):
     s = np.ascontiguousarray(s, dtype=float)
     w = np.ascontiguousarray(w, dtype=float)
     mode = _pav_mode(float(p), method)
     if mode == 0:
         return _pav2(s, w, float(lam), bool(mag))
+    if mode == 2:
+        return _run_general(s, w, lam, p, mag)[:3]
     return _pav_stack(s, w, float(lam), float(p), bool(mag), mode)
 
 
@@ -380,7 +653,8 @@ def _pav_mode(p, method):
 
 
 def pav_values(s, w, lam, p, mag, method="closed"):
-    """The PAV solution v of (7.5) (decreasing order), O(n) for p = 2 and 4/3 (Numba stack kernel)."""
+    """The PAV solution v of (7.5) (decreasing order), O(n): the Numba stack kernel for p = 2 and 4/3
+    ('closed'), the general-p kernels for any p ('bisect'; see :func:`pav_work`)."""
     return _run_pav(s, w, lam, p, mag, method)[0]
 
 
