@@ -72,6 +72,7 @@ def _check_tableau(A, B, C, BHAT):
 
 _check_tableau(_A, _B, _C, _BHAT)
 DP54 = (_A, _B, _C, _E, 5)
+CONTROLLER = (-0.2, 0.2)     # after a rejection: h <- h max(floor, 0.9 err^expo)
 
 
 @dataclass
@@ -99,8 +100,8 @@ _MESSAGES = {0: "reached t1", -1: "max_steps exceeded", -2: "step size fell belo
 # kernel pieces (Numba; callable from Python too)
 @njit(cache=True)
 def _cay_into(W, R, out, I):
-    """out = cay(W) R = (I - W/2)^{-1} (I + W/2) R."""
-    out[:, :] = np.linalg.solve(I - 0.5 * W, (I + 0.5 * W) @ R)
+    """out = cay(W) R = (I - W/2)^{-1} (I + W/2) R = 2 (I - W/2)^{-1} R - R (one solve, no product)."""
+    out[:, :] = 2.0 * np.linalg.solve(I - 0.5 * W, R) - R
 
 
 @njit(cache=True)
@@ -176,7 +177,7 @@ def _initial_step(y, Rs, dy, A0, order, rtol, atol, span):
     return min(h, span)
 
 
-def _lie_dp_loop(t0, y0, R0, t1, args, rtol, atol, h0, max_steps, A, B, C, E, order, t_out):
+def _lie_dp_loop(t0, y0, R0, t1, args, rtol, atol, h0, h_max, max_steps, A, B, C, E, order, t_out, rej_expo, rej_floor):
     """Template (calls ``RHS``): adaptive Cayley-RKMK with the embedded pair (A, B, C, E), FSAL (A[-1] = B).
     Records the state at each time of ``t_out`` (increasing, within [t0, t1]).  Returns
     (t, y, Rs, ys, Rss, nfev, naccepted, nrejected, status)."""
@@ -205,6 +206,7 @@ def _lie_dp_loop(t0, y0, R0, t1, args, rtol, atol, h0, max_steps, A, B, C, E, or
         Rss[iout] = Rs
         iout += 1
     h = h0 if h0 > 0.0 else _initial_step(y, Rs, dy, A0, order, rtol, atol, t1 - t0)
+    h = min(h, h_max)
     nacc = 0
     nrej = 0
     status = 0
@@ -247,7 +249,7 @@ def _lie_dp_loop(t0, y0, R0, t1, args, rtol, atol, h0, max_steps, A, B, C, E, or
             if rejected:
                 fac = min(fac, 1.0)
             hn = hs * fac
-            h = max(hn, h) if hit else hn      # a step shortened to land on an output time keeps the proposal
+            h = min(max(hn, h) if hit else hn, h_max)   # a step shortened to land on an output time keeps the proposal
             rejected = False
             if hit:
                 while iout < nout and t_out[iout] <= t:
@@ -256,7 +258,7 @@ def _lie_dp_loop(t0, y0, R0, t1, args, rtol, atol, h0, max_steps, A, B, C, E, or
                     iout += 1
         else:
             nrej += 1
-            h = hs * max(0.2, 0.9 * err ** expo)
+            h = hs * max(rej_floor, 0.9 * err ** rej_expo)
             rejected = True
     return t, y, Rs, ys, Rss, nfev, nacc, nrej, status
 
@@ -285,14 +287,17 @@ def _result(out, te):
                      nrejected=int(nrej), success=status == 0, message=_MESSAGES[int(status)])
 
 
-def lie_dopri5(f, t0, y0, R0, t1, args=(), rtol=1e-8, atol=1e-10, h0=0.0, max_steps=10 ** 6, t_eval=None):
+def lie_dopri5(f, t0, y0, R0, t1, args=(), rtol=1e-8, atol=1e-10, h0=0.0, h_max=np.inf, max_steps=10 ** 6, t_eval=None):
     """Integrate from ``t0`` to ``t1`` by adaptive Cayley-RKMK Dormand-Prince 5(4) (Numba kernel; ``f`` ``@njit``,
     ``f(t, y, Rs, args) -> (dy, A)``, cached on disk when registered).  Returns a :class:`LieResult`; the states
-    at ``t_eval`` (default ``[t0, t1]``) are in ``ys``/``Rss``."""
+    at ``t_eval`` (default ``[t0, t1]``) are in ``ys``/``Rss``.  ``h0`` first step (0: estimated), ``h_max`` the
+    largest step (``h0 = h_max = (t1 - t0)/n`` with a large ``rtol`` gives n fixed steps of the 5th-order method)."""
     t0, y0, R0, t1, te = _prepare(t0, y0, R0, t1, rtol, atol, t_eval)
+    if not (h0 >= 0 and h_max > 0):
+        raise ValueError(f"need h0 >= 0 (0: automatic) and h_max > 0, got h0={h0!r}, h_max={h_max!r}")
     A, B, C, E, order = DP54
-    out = kernel(_lie_dp_loop, f)(t0, y0, R0, t1, args, float(rtol), float(atol), float(h0), int(max_steps),
-                                  A, B, C, E, float(order), te)
+    out = kernel(_lie_dp_loop, f)(t0, y0, R0, t1, args, float(rtol), float(atol), float(h0), float(h_max), int(max_steps),
+                                  A, B, C, E, float(order), te, *CONTROLLER)
     return _result(out, te)
 
 
@@ -304,14 +309,16 @@ class _NumpyRHS:
         return self.f(t, y, Rs, *args)
 
 
-def lie_dopri5_numpy(f, t0, y0, R0, t1, args=(), rtol=1e-8, atol=1e-10, h0=0.0, max_steps=10 ** 6, t_eval=None):
+def lie_dopri5_numpy(f, t0, y0, R0, t1, args=(), rtol=1e-8, atol=1e-10, h0=0.0, h_max=np.inf, max_steps=10 ** 6, t_eval=None):
     """The same loop as :func:`lie_dopri5` run as plain Python with ``f(t, y, Rs, *args) -> (dy, A)`` (NumPy)."""
     import types
     t0, y0, R0, t1, te = _prepare(t0, y0, R0, t1, rtol, atol, t_eval)
+    if not (h0 >= 0 and h_max > 0):
+        raise ValueError(f"need h0 >= 0 (0: automatic) and h_max > 0, got h0={h0!r}, h_max={h_max!r}")
     A, B, C, E, order = DP54
     g = dict(_lie_dp_loop.__globals__)
     g["RHS"] = _NumpyRHS(f)
     loop = types.FunctionType(_lie_dp_loop.__code__, g, "_lie_dp_loop_py")
-    out = loop(t0, y0, R0, t1, tuple(args), float(rtol), float(atol), float(h0), int(max_steps),
-               A, B, C, E, float(order), te)
+    out = loop(t0, y0, R0, t1, tuple(args), float(rtol), float(atol), float(h0), float(h_max), int(max_steps),
+               A, B, C, E, float(order), te, *CONTROLLER)
     return _result(out, te)
