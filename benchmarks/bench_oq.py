@@ -4,7 +4,7 @@
 
 Problem: the corrected effective flow of Theorem 3.2 (solvers/chen.effective_rhs) on the instance of the claim
 chen.effective_flow (solvers/chen + theorems/chen/_common.separated_instance: cluster l at 3Q e_l, spread 0.25,
-target 0.4, tilt 0.05), horizon T = 2, for two problem sizes, Q = 3 (K = L = 2) and Q = 30 (K = L = 3), 20 points
+target 0.4, tilt 0.05), horizon T = 2, for three problem sizes, Q = 3 (K = L = 2), Q = 10 and Q = 30 (K = L = 3), 20 points
 per cluster.  The field jumps where a point crosses a sector wall (ReLU), so it is only piecewise smooth.
 
 Methods (all on the same right-hand side, the Numba ``effective_rhs``):
@@ -180,7 +180,7 @@ def main():
     ap.add_argument("--json", default=None)
     a = ap.parse_args()
     T = 2.0
-    sizes = [(3, 2, 2, 20)] if a.quick else [(3, 2, 2, 20), (30, 3, 3, 20)]
+    sizes = [(3, 2, 2, 20)] if a.quick else [(3, 2, 2, 20), (10, 3, 3, 20), (30, 3, 3, 20)]
     out = [bench_problem(instance(*s), T, a.repeat, a.quick) for s in sizes]
     if a.json:
         with open(a.json, "w") as fh:
