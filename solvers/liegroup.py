@@ -110,14 +110,18 @@ def _cay_into(W, R, out, I):
 def _stage_state(y, Rs, ky, kO, A, j, h, yj, Oj, Rj, I, exact):
     """y_j = y + h sum_l a_jl k_l, Omega_j = h sum_l a_jl K_l, R_j = cay(Omega_j) R (into yj, Oj, Rj); with
     ``exact`` False R_j is the degree-5 Cayley series (inner stages, see :func:`_cay_series_into`)."""
-    L = Rs.shape[0]
+    L, Q = Rs.shape[0], Rs.shape[1]
     yj[:] = y
     Oj[:] = 0.0
     for l in range(j):
-        a = A[j, l]
+        a = h * A[j, l]
         if a != 0.0:
-            yj += (h * a) * ky[l]
-            Oj += (h * a) * kO[l]
+            for i in range(y.shape[0]):
+                yj[i] += a * ky[l, i]
+            for k in range(L):
+                for p in range(Q):
+                    for q in range(Q):
+                        Oj[k, p, q] += a * kO[l, k, p, q]
     for k in range(L):
         if exact:
             _cay_into(Oj[k], Rs[k], Rj[k], I)
@@ -143,7 +147,8 @@ def _cay_series_into(W, R, out):
 def _pullback(Oj, Aj, out, I):
     """out = dcay^{-1}_{Omega_j}(A_j) = (I - Omega_j/2) A_j (I + Omega_j/2), layer by layer."""
     for k in range(Aj.shape[0]):
-        out[k] = (I - 0.5 * Oj[k]) @ Aj[k] @ (I + 0.5 * Oj[k])
+        M = Aj[k] - 0.5 * (Oj[k] @ Aj[k])
+        out[k] = M + 0.5 * (M @ Oj[k])
 
 
 @njit(cache=True)
