@@ -1,8 +1,8 @@
 """Private helpers shared by several jacot claim modules (not a claim module: the registry skips ``_*``).
 
 * ``_shape``: the (w, N, Lt, seed) parameters of the §2.1-§2.2 claims;
-* the RK4 range-symmetry set-up of §2.1 (``_Wfun``, ``_rk4``, ``_ode``) and the D1 convergence check
-  (``_ode_endpoint``);
+* the smooth weight path ``_weight_family``, the RK4 range-symmetry set-up of §2.1 (``_Wfun``, ``_rk4``,
+  ``_ode``) and the D1 convergence check (``_ode_endpoint``);
 * the §2.3 / App. A.1 cost-of-identity tools: non-negative low-rank representations (``nonneg_lowrank``,
   ``ones_in_rowspace``), the COI rounding model ``coi_tol``, the numerical rank ``_rank`` and the
   stable-minimum candidates (``_stable_params``, ``_stable_A``);
@@ -34,9 +34,16 @@ def _shape(w=4, N=4, search_w=(1, 8), search_N=(1, 8)):
     ]
 
 
+def _weight_family(C):
+    """The smooth weight path ``W(t) = C_0 + sin(3t) C_1 + t^2 C_2`` (C: three w x (w + 1) matrices) driving the
+    range-symmetry (§2.1), D1 (§2) and momentum (§2.4) checks."""
+    def Wf(t):
+        return C[0] + np.sin(3 * t) * C[1] + t * t * C[2]
+    return Wf
+
+
 def _Wfun(rng, w):
-    C = [rng.standard_normal((w, w + 1)) for _ in range(3)]
-    return lambda t: C[0] + np.sin(3 * t) * C[1] + t**2 * C[2]
+    return _weight_family([rng.standard_normal((w, w + 1)) for _ in range(3)])
 
 
 def _rk4(f, y, t0, t1, n):

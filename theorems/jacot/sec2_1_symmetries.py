@@ -15,7 +15,7 @@ import sympy as sp
 from solvers import leaky
 from solvers import leaky_net as ln
 from theorems.claim import Claim, inconclusive, Outcome, Param, ParamError
-from theorems.jacot._shared import _ode, _ode_endpoint, _rk4, _Wfun
+from theorems.jacot._shared import _ode, _ode_endpoint, _rk4, _weight_family, _Wfun
 
 EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
@@ -316,10 +316,7 @@ def _disc_setup(p):
     X = rng.standard_normal((p.w, p.N))
     Y = rng.standard_normal((p.w, p.N))
     C = rng.standard_normal((3, p.w, p.w + 1)) / np.sqrt(p.w + 1)
-
-    def Wf(t):
-        return C[0] + np.sin(3 * t) * C[1] + t * t * C[2]
-    return X, Y, Wf
+    return X, Y, _weight_family(C)
 
 
 def _continuous_cost(p, X, Y, Wf, A1):

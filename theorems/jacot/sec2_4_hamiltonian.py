@@ -16,7 +16,7 @@ from solvers import fd, leaky, rk
 from solvers import xp_jacot as X
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, inconclusive, Outcome, Param
-from theorems.jacot._shared import _ode_endpoint, _remark
+from theorems.jacot._shared import _ode_endpoint, _remark, _weight_family
 from theorems.jacot._shooting import _initial, _params, _printed_motion, _shoot, _sym_H
 
 EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
@@ -269,10 +269,7 @@ def _mom_setup(p):
     X, Y = rng.standard_normal((p.w, p.N)), rng.standard_normal((p.w, p.N))
     C = rng.standard_normal((3, p.w, p.w + 1)) / np.sqrt(p.w + 1)
     D = [rng.standard_normal((p.w, p.N)) for _ in range(2)]
-
-    def Wf(t):
-        return C[0] + np.sin(3 * t) * C[1] + t * t * C[2]
-    return X, Y, Wf, D
+    return X, Y, _weight_family(C), D
 
 
 def _adjoint_B0(p, X, Y, Wf, n, variant):
