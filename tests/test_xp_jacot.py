@@ -78,7 +78,7 @@ def test_planted_error_refuted_on_both(cid):
 def test_three_term_split_planted_error(monkeypatch):
     """three_term_split has no array-API falsifier: plant a wrong middle coefficient (2 <A', A>_K) in its split,
     through solvers.xp_jacot on each backend: refuted on both."""
-    from theorems.jacot import lagrangian
+    from theorems.jacot import sec2_2b_three_terms as lagrangian
 
     def wrong(A, dA, Lt, K, xp=None):
         lhs, pot, mid, kin = orig(A, dA, Lt, K, xp)

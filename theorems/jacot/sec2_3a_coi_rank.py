@@ -1,11 +1,16 @@
-"""The cost of identity as a measure of dimension (§2.2-2.3): the K-norm, the neuron
-decomposition (E14), COI = rank for non-negative representations (E4, E20), Prop 1 and its
-implicit image hypothesis (E21), the stable-rank chain, and the choice of gamma_p (E2).
+"""§2.3 Cost of Identity as a Measure of Dimensionality, first part (seed l.117-123): COI = rank for
+non-negative representations (l.117-119, E4/E20), Prop 1's lower bound (l.121-123), its implicit image
+hypothesis (l.121, E21) and the erratum in Prop 1's proof (l.123, E3).  Claims: ``jacot.coi_equals_rank``,
+``jacot.coi_lower_bound``, ``jacot.erratum_prop1_image_hypothesis``, ``jacot.erratum_prop1_proof``.
 
 The COI is computed once, in ``solvers.leaky.coi`` (``+inf`` when the image condition
-``Im A^T ⊆ Im sigma(A)^T`` fails, decided with the threshold stated there).
+``Im A^T ⊆ Im sigma(A)^T`` fails, decided with the threshold stated there).  Errata are encoded twice:
+the printed form is the falsifier ``stated`` (refuted), the corrected form the numeric check.
 """
+
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import sympy as sp
@@ -14,7 +19,7 @@ from solvers import leaky
 from solvers import xp_jacot as X
 from solvers.xp import asnumpy, on, xp_of
 from theorems import matrices as M
-from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, inconclusive, Outcome, Param, ParamError
 
 EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
@@ -35,11 +40,6 @@ def _nonneg(p):
         return np.array(p.A, dtype=float)
     rng = np.random.default_rng(p.seed)
     return np.abs(rng.standard_normal((p.w, p.k))) @ np.abs(rng.standard_normal((p.k, p.N)))
-
-
-def _rank(A):
-    """Numerical rank with the LAPACK threshold max(w, N) eps s_max (numpy.linalg.matrix_rank)."""
-    return int(np.linalg.matrix_rank(A))
 
 
 # ---------------------------------------------------------------------------
@@ -310,271 +310,192 @@ prop1.tightness(over=("w", "N", "seed", "shift"), max_examples=30)
 
 
 # ---------------------------------------------------------------------------
-chain = Claim(
-    id="jacot.stable_rank_chain",
-    title="|A|_F^2/|A|_op^2 <= |A|_*^2/|A|_F^2 <= Rank A",
-    label="l.125 (P1b)",
+# E3: Prop 1's proof
+e3 = Claim(
+    id="jacot.erratum_prop1_proof",
+    title="Prop 1's proof: the optimiser's value is |A|_*/|A|_F^2 |sqrt A|_F^2, over B with Im A^T in Im B^T",
+    label="Prop 1 proof (E3)",
     section="2.3",
-    equation="l.125",
-    lines=(125, 125),
-    statement=r"\frac{\|A\|_F^2}{\|A\|_{op}^2}\le\frac{\|A\|_*^2}{\|A\|_F^2}\le\mathrm{Rank}\,A",
-    status="holds",
-    bound=True,
+    equation="l.123",
+    lines=(123, 123),
+    statement=r"\min_{\|B\|_F\le\|A\|_F}\|AB^+\|_F^2=\|AB^+\|_F^2\big|_{B=\frac{\|A\|_F}{\sqrt{\|A\|_*}}\sqrt A}"
+              r"=\frac{\|A\|_*^2}{\|A\|_F^2}\|\sqrt A\|_F^2=\frac{\|A\|_*^2}{\|A\|_F^2}",
+    status="erratum",
+    corrected=r"\min_{\|B\|_F\le\|A\|_F,\ \mathrm{Im}A^T\subseteq\mathrm{Im}B^T}\|AB^+\|_F^2=\frac{\|A\|_*}{\|A\|_F^2}"
+              r"\|\sqrt A\|_F^2=\frac{\|A\|_*^2}{\|A\|_F^2},\ \text{at }B=\frac{\|A\|_F}{\sqrt{\|A\|_*}}U\Sigma^{1/2}V^T",
     params=[
-        Param.int("w", 4, 1, 64, "rows", search=(1, 8)),
-        Param.int("N", 5, 1, 64, "columns", search=(1, 8)),
-        Param.seed("seed"),
-        Param.float("decay", 1.0, 0.0, 1.0, "singular values decay^i (1: all equal, equality on the right)",
-                    search=(0.01, 1.0)),
+        Param.int("w", 3, 1, 32, "rows of A", search=(1, 5)),
+        Param.int("N", 4, 1, 32, "columns of A", search=(1, 6)),
+        Param.seed("seed of A and of the random competitors B"),
+        Param.int("n_B", 200, 1, 10_000, "random competitors B with Im A^T in Im B^T and |B|_F = |A|_F"),
     ],
-    notes="Equality on the right iff the nonzero singular values are equal (decay = 1).",
-    catalogue="jacot §2.3 P1b",
-    covers=("P1b",),
+    notes="E3: the middle expression has |A|_*^2 for |A|_* (|sqrt A|_F^2 = |A|_*); the minimum must be restricted "
+          "to Im A^T ⊆ Im B^T (otherwise a B with orthogonal row space gives 0); sqrt A = U Sigma^{1/2} V^T. "
+          "Prop 1's statement itself is jacot.coi_lower_bound.",
+    catalogue="jacot §2.3 P1; §4 E3",
+    covers=("E3",),
 )
 
 
-def _chain_values(p):
-    """A = U diag(decay^i) V^T built on the host; its singular values and rank on p.backend's namespace."""
+def _e3_data(p):
+    """A drawn on the host, its SVD (kept spectrum: a prefix, s > max(w, N) eps s_max) and B* on p.backend's namespace."""
     xp = xp_of(p)
     rng = np.random.default_rng(p.seed)
-    r = min(p.w, p.N)
-    U, _ = np.linalg.qr(rng.standard_normal((p.w, r)))
-    V, _ = np.linalg.qr(rng.standard_normal((p.N, r)))
-    s = p.decay ** np.arange(r)
-    A = on(xp, (U * s) @ V.T)
-    svx = X.svdvals(xp, A)
-    rk = int(X.matrix_rank(xp, A))
-    fro2 = float(xp.sum(svx * svx))
-    s0, nuc = float(svx[0]), float(xp.sum(svx))
-    return fro2 / s0**2, nuc**2 / fro2, rk, asnumpy(svx)
+    A = on(xp, rng.standard_normal((p.w, p.N)))
+    U, s, Vt = xp.linalg.svd(A, full_matrices=False)
+    r = int(xp.sum(xp.astype(s > max(A.shape) * EPS * s[0], xp.int64)))
+    U, s, Vt = U[:, :r], s[:r], Vt[:r, :]
+    nuc, fro2 = float(xp.sum(s)), float(xp.sum(s * s))
+    sqrtA = (U * xp.sqrt(s)) @ Vt
+    Bstar = math.sqrt(fro2) / math.sqrt(nuc) * sqrtA  # Python floats: array-api-strict refuses NumPy scalars
+    val = float(X.fro2(xp, A @ X.pinv(xp, Bstar)))
+    # Error model: pinv of B* loses cond(B*) = sqrt(cond A) digits; |.|^2 relative ~ 10 r max(w,N) eps cond(A)
+    tol = 10 * r * max(A.shape) * EPS * float(s[0] / s[-1]) * max(val, 1.0)
+    return xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng
 
 
-@chain.numeric(backends=("numpy", "cupy"))
+@e3.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """Both inequalities on a matrix with prescribed singular values."""
-    left, mid, rk, sv = _chain_values(p)
-    # Error model: ratios of sums of r singular values, each with absolute error ~ r eps s_max.
-    tol = 20 * len(sv) * EPS * rk
-    return Outcome.from_parts({"left <= middle": (max(0.0, left - mid), tol),
-                               "middle <= rank": (max(0.0, mid - rk), tol)},
-                              message="stable-rank chain", values={"left": left, "middle": mid, "rank": rk,
-                                                                   # the tighter of the two inequalities
-                                                                   "tightness": max(left / mid, mid / rk)})
+    """|AB*^+|^2 = |A|_*/|A|_F^2 |sqrt A|^2 = srank; B* feasible; no random B with the same row space does better
+    (the n_B competitors drawn on the host in one stacked draw, evaluated as one batch: SVDs, ranks, pseudo-inverses)."""
+    xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    r = s.shape[0]
+    srank = nuc**2 / fro2
+    middle = nuc / fro2 * float(X.fro2(xp, sqrtA))
+    # competitors: B = G V^T, the row space of A (Im A^T ⊆ Im B^T), |B|_F = |A|_F; rank-deficient ones left out
+    B = on(xp, rng.standard_normal((p.n_B, p.w, r))) @ Vt
+    B = B * (math.sqrt(fro2) / X.fro(xp, B))[:, None, None]
+    full = X.matrix_rank(xp, B) >= r
+    vals = X.fro2(xp, A @ X.pinv(xp, B))
+    best = float(xp.min(xp.where(full, vals, xp.full_like(vals, xp.inf))))
+    return Outcome.from_parts({
+        "|AB*^+|^2 = srank": (abs(val - srank), tol),
+        "corrected middle = srank": (abs(middle - srank), tol),
+        "|B*|_F <= |A|_F": (max(0.0, float(X.fro(xp, Bstar)) - np.sqrt(fro2)), 10 * EPS * np.sqrt(fro2)),
+        "random B not below": (max(0.0, srank - best), tol)},
+        message=f"srank {srank:.12g}, |AB*^+|^2 {val:.12g}, best random competitor {best:.6g}",
+        values={"srank": srank, "value_at_Bstar": val, "corrected_middle": middle, "best_random_B": best})
 
 
-chain.property(over=("w", "N", "seed", "decay"), max_examples=30)
+e3.property(over=("w", "N", "seed"), max_examples=15, fixed={"n_B": 30})
 
 
-@chain.falsifier("srank_equals_rank", fixed={"decay": 0.1}, backends=("numpy", "cupy"))
+@e3.falsifier("stated", backends=("numpy", "cupy"))
 def _(p):
-    """Claim equality on the right for unequal singular values: s = (1, 0.1, ...) gives middle < rank."""
-    left, mid, rk, sv = _chain_values(p)
-    return Outcome(residual=abs(rk - mid), tolerance=20 * len(sv) * EPS * rk,
-                   values={"middle": mid, "rank": rk}, message=f"stable rank {mid:.6g} vs rank {rk}")
+    """The printed middle expression |A|_*^2/|A|_F^2 |sqrt A|_F^2 against |AB*^+|^2."""
+    xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    printed = nuc**2 / fro2 * float(X.fro2(xp, sqrtA))
+    return Outcome(residual=abs(printed - val), tolerance=tol, values={"printed_middle": printed, "value_at_Bstar": val},
+                   message=f"printed middle {printed:.10g} vs |AB*^+|^2 = {val:.10g}")
 
 
-def _nonneg_certificate(expr, vs):
-    """1 unless numerator and denominator of expr are polynomials in vs (all >= 0) with coefficients of one sign."""
-    num, den = sp.fraction(sp.cancel(sp.together(expr)))
-    for q in (num, den):
-        try:
-            coeffs = sp.Poly(sp.expand(q), *vs).coeffs()
-        except sp.PolynomialError:
-            return 1
-        if not all(c.is_Rational for c in coeffs) or len({sp.sign(c) for c in coeffs if c != 0}) > 1:
-            return 1
-    return 0
-
-
-def _chain_symbolic(variant):
-    """Singular values s_0 = c + y + x >= s_1 = c + y >= s_2 = c > 0 (x, y >= 0): the gaps middle - left and
-    rank - middle of the printed chain (or a perturbed one), as rational functions of (x, y, c), must have
-    numerator and denominator with coefficients of one sign (a certificate that each gap is >= 0)."""
-    x, y, c = sp.symbols("x y c", nonnegative=True)
-    s = [c + y + x, c + y, c]
-    fro2, nuc, op = sum(v**2 for v in s), sum(s), s[0]
-    left = {"left_op_not_squared": fro2 / op}.get(variant, fro2 / op**2)
-    middle = {"middle_nuclear_not_squared": nuc / fro2}.get(variant, nuc**2 / fro2)
-    return _nonneg_certificate(middle - left, (x, y, c)) + _nonneg_certificate(3 - middle, (x, y, c))
-
-
-@chain.symbolic(timeout=30)
+@e3.falsifier("unconstrained_min", fixed={"w": 3, "N": 4})
 def _(p):
-    """Rank 3, ordered singular values: both gaps of the chain are ratios of polynomials with non-negative coefficients."""
-    bad = _chain_symbolic("stated")
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel + Poly coefficients", "proved":
-                   "|A|_F^2/|A|_op^2 <= |A|_*^2/|A|_F^2 <= 3 for every A of rank 3 (s_0 = c+y+x >= s_1 = c+y >= "
-                   "s_2 = c > 0): each gap is a quotient of polynomials in x, y, c >= 0 with coefficients of one sign"},
-                   message="gaps without a sign certificate")
+    """Drop Im A^T ⊆ Im B^T: B with row space orthogonal to A's (|B|_F = |A|_F) gives |AB^+|^2 = 0 < srank."""
+    xp, A, U, s, Vt, nuc, fro2, sqrtA, Bstar, val, tol, rng = _e3_data(p)
+    A, s, Vt = asnumpy(A), asnumpy(s), asnumpy(Vt)
+    if len(s) >= p.N:
+        return inconclusive("A has full column rank: no row space orthogonal to A's (take w < N)")
+    Q, _ = np.linalg.qr(np.hstack([Vt.T, rng.standard_normal((p.N, p.N - len(s)))]))
+    perp = Q[:, len(s):].T
+    B = rng.standard_normal((p.w, perp.shape[0])) @ perp
+    B *= np.sqrt(fro2) / np.linalg.norm(B)
+    v = float(np.linalg.norm(A @ np.linalg.pinv(B)) ** 2)
+    srank = nuc**2 / fro2
+    return Outcome(residual=max(0.0, srank - v), tolerance=tol, values={"|AB^+|^2": v, "srank": srank},
+                   message=f"unconstrained minimum candidate {v:.2e} < stable rank {srank:.6g}")
 
 
-@chain.mutant({"left_op_not_squared": "left ratio |A|_F^2/|A|_op (the operator-norm square dropped)",
-               "middle_nuclear_not_squared": "middle ratio |A|_*/|A|_F^2 (the nuclear-norm square dropped)"}, timeout=30)
-def _(p, variant):
-    """The chain perturbed, through the same procedure: a gap must lose its sign certificate."""
-    bad = _chain_symbolic(variant)
-    return Outcome(residual=bad, tolerance=0, values={"gaps_without_certificate": bad},
-                   message=f"{variant}: {bad} gaps without a sign certificate")
-
-
-chain.tightness(over=("w", "N", "seed", "decay"), max_examples=30)
-
-
-# ---------------------------------------------------------------------------
-neurons = Claim(
-    id="jacot.neuron_decomposition_gram",
-    title="The Gram matrix as a sum over neurons (the bias term is missing in print)",
-    label="l.93 (L3)",
-    section="2.2",
-    equation="l.93",
-    lines=(89, 93),
-    statement=r"K_p=\sum_{i=1}^w\sigma((A_p)_i)\sigma((A_p)_i)^T",
-    status="erratum",
-    corrected=r"K_p=\sum_{i=1}^w\bar\sigma(A_{p,i})\bar\sigma(A_{p,i})^T+\mathbf 1_N\mathbf 1_N^T",
-    params=[Param.int("w", 5, 1, 64, "neurons", search=(1, 8)), Param.int("N", 4, 1, 64, "data points", search=(1, 8)),
-            Param.seed("seed")],
-    notes="E14. The loss splits over neurons (rows) because the Frobenius norm is additive over rows; the "
-          "interaction between neurons goes through K_p.",
-    catalogue="jacot §2.2 L3; §4 E14",
-    covers=("L3", "C0", "E14"),
-)
-
-
-def _neurons_outcome(p, with_ones=True):
-    """K = sigma(A)^T sigma(A) (one product) against the explicit sum of the w outer products relu(A_i) relu(A_i)^T
-    (a stack of outer products summed over the neuron axis), on p.backend's namespace."""
-    xp = xp_of(p)
-    A = on(xp, np.random.default_rng(p.seed).standard_normal((p.w, p.N)))
-    K = X.gram(xp, A)
-    R = X.relu(xp, A)
-    S = xp.sum(R[:, :, None] * R[:, None, :], axis=0)
-    if with_ones:
-        S = S + xp.ones((p.N, p.N), dtype=xp.float64)
-    kmax = float(xp.max(xp.abs(K)))
-    tol = 4 * p.w * EPS * kmax  # summation rounding, w terms
-    return Outcome(residual=float(xp.max(xp.abs(K - S))), tolerance=tol,
-                   values={"max_entry_K": kmax}, message="max |K - sum over neurons|")
-
-
-@neurons.numeric(backends=("numpy", "cupy"))
-def _(p):
-    """K = sigma(A)^T sigma(A) against the corrected sum over neurons."""
-    return _neurons_outcome(p)
-
-
-neurons.property(over=("w", "N", "seed"), max_examples=20)
-
-
-@neurons.falsifier("stated", backends=("numpy", "cupy"))
-def _(p):
-    """The printed sum (no 1 1^T): differs from K by exactly 1 in every entry."""
-    return _neurons_outcome(p, with_ones=False)
-
-
-def _neurons_symbolic(variant):
-    """w = 3, N = 2, A free: sigma(A) = [relu(A); 1^T] (sp.Max), K = sigma^T sigma against the corrected sum over
-    neurons (or a perturbed one): entries that do not expand to 0."""
-    a = sp.Matrix(3, 2, sp.symbols("a0:6", real=True))
-    R = a.applyfunc(lambda e: sp.Max(e, 0))
-    S = R.col_join(sp.ones(1, 2))
-    ones = {"stated": sp.ones(2, 2), "no_bias_term_E14": sp.zeros(2, 2), "bias_per_neuron": 3 * sp.ones(2, 2)}[variant]
-    D = S.T * S - (sum((R[i, :].T * R[i, :] for i in range(3)), sp.zeros(2, 2)) + ones)
-    return sum(1 for e in D if sp.expand(e) != 0)
-
-
-@neurons.symbolic(timeout=30)
-def _(p):
-    """sigma(A)^T sigma(A) = sum_i relu(A_i) relu(A_i)^T + 1 1^T, symbolically for w = 3, N = 2 (A free)."""
-    bad = _neurons_symbolic("stated")
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand (relu as Max)"},
-                   message="entries that differ")
-
-
-@neurons.mutant({"no_bias_term_E14": "the printed sum without 1 1^T (erratum E14)",
-                 "bias_per_neuron": "1 1^T added once per neuron (w 1 1^T)"}, timeout=30)
-def _(p, variant):
-    """The decomposition perturbed, through the same procedure: entries must differ."""
-    bad = _neurons_symbolic(variant)
-    return Outcome(residual=bad, tolerance=0, values={"entries_differing": bad},
-                   message=f"{variant}: {bad} entries of K differ from the perturbed sum")
-
-
-# ---------------------------------------------------------------------------
-gamma = Claim(
-    id="jacot.gamma_p_scaling",
-    title="The suggested gamma_p: |sigma(A_p)|_op^2 = |K_p|_op, not |K_p|_op^2",
-    label="l.200 (T4e)",
-    section="3.1",
-    equation="l.200",
-    lines=(200, 200),
-    statement=r"\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2=\gamma_0\|K_p\|_{op}^2",
-    status="erratum",
-    corrected=r"\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2=\gamma_0\|K_p\|_{op}",
-    params=[Param.int("w", 6, 1, 64, "neurons", search=(1, 8)), Param.int("N", 5, 1, 64, "data points", search=(1, 8)),
-            Param.seed("seed")],
-    notes="E2 (wrong exponent). The paper's experiments may use either form; a reproduction must say which.",
-    catalogue="jacot §2.5 T4e; §4 E2",
-    covers=("T4e", "E2"),
-)
-
-
-def _gamma_outcome(p, power):
-    """Both operator norms (largest singular values) on p.backend's namespace."""
-    xp = xp_of(p)
-    A = on(xp, np.random.default_rng(p.seed).standard_normal((p.w, p.N)))
-    s2 = float(X.opnorm(xp, X.sigma(xp, A))) ** 2
-    k = float(X.opnorm(xp, X.gram(xp, A))) ** power
-    tol = 10 * max(p.w + 1, p.N) * EPS * max(s2, k)
-    return Outcome(residual=abs(s2 - k), tolerance=tol, values={"sigma_op2": s2, f"K_op^{power}": k},
-                   message=f"|sigma(A)|_op^2 = {s2:.10g} vs |K|_op^{power} = {k:.10g}")
-
-
-@gamma.numeric(backends=("numpy", "cupy"))
-def _(p):
-    """Operator norms: |sigma(A)|_op^2 against |K|_op."""
-    return _gamma_outcome(p, 1)
-
-
-gamma.property(over=("w", "N", "seed"), max_examples=20)
-
-
-@gamma.falsifier("stated", backends=("numpy", "cupy"))
-def _(p):
-    """The printed second form |K|_op^2."""
-    return _gamma_outcome(p, 2)
-
-
-def _gamma_symbolic(power):
-    """S = R(t) diag(a, b) R(u)^T (rational rotations, a = b + d >= b > 0), so |S|_op = a by construction;
-    K = S^T S.  The statement |S|_op^2 = |K|_op^power names |K|_op = a^(2/power): count the failures of
-    'that value is an eigenvalue of K (root of its characteristic polynomial) and the largest one'."""
-    b, d, t, u = sp.symbols("b d t u", positive=True)
-    a = b + d
-
-    def rot(z):
-        return sp.Matrix([[1 - z**2, -2 * z], [2 * z, 1 - z**2]]) / (1 + z**2)
-    S = rot(t) * sp.diag(a, b) * rot(u).T
-    K = S.T * S
-    claimed = a ** sp.Rational(2, power)
-    bad = int(sp.cancel((K - claimed * sp.eye(2)).det()) != 0)
-    other = sp.cancel(K.trace() - claimed)  # the other eigenvalue if claimed is one
-    num = sp.fraction(sp.cancel(claimed - other))[0]
-    bad += int(any(c < 0 for c in sp.Poly(sp.expand(num), b, d).coeffs()))
+def _e3_symbolic(variant="stated"):
+    """A = diag(s) (three positive values), the printed optimiser B = |A|_F/sqrt(|A|_*) sqrt(A) (or B with A for sqrt A):
+    |B|_F = |A|_F, |A B^+|_F^2 (B^+ = B^-1) against the middle expression (corrected or printed) and the right side
+    |A|_*^2/|A|_F^2: identities that fail."""
+    s = sp.symbols("s0:3", positive=True)
+    A = sp.diag(*s)
+    nuc, fro2 = sum(s), sum(x**2 for x in s)
+    root = A if variant == "B_without_sqrt" else A.applyfunc(sp.sqrt)
+    B = sp.sqrt(fro2) / sp.sqrt(nuc) * root
+    val = sum(e**2 for e in A * B.inv())
+    sq = sum(e**2 for e in A.applyfunc(sp.sqrt))  # |sqrt A|_F^2
+    middle = (nuc**2 if variant == "printed_middle_E3" else nuc) / fro2 * sq
+    bad = int(sp.cancel(sum(e**2 for e in B) - fro2) != 0)
+    bad += int(sp.cancel(val - middle) != 0) + int(sp.cancel(middle - nuc**2 / fro2) != 0)
     return bad
 
 
-@gamma.symbolic(timeout=30)
+@e3.symbolic(timeout=30)
 def _(p):
-    """|S|_op^2 = |S^T S|_op for a generic 2x2 S = R diag(a, b) R'^T: a^2 is the largest root of charpoly(K)."""
-    bad = _gamma_symbolic(1)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy charpoly + cancel", "proved":
-                   "for S = R(t) diag(a, b) R(u)^T (a >= b > 0): |S|_op^2 = a^2 is the largest eigenvalue of K = S^T S"},
-                   message="failed: a^2 is not the largest eigenvalue of S^T S")
+    """Diagonal A = diag(s): B = c diag(sqrt s) with c^2 = |A|_F^2/|A|_*: |AB^+|^2 = |A|_*^2/|A|_F^2 = corrected middle;
+    the printed middle is |A|_* times larger."""
+    bad = _e3_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.cancel",
+                   "proved": "value at the optimiser = corrected middle = |A|_*^2/|A|_F^2, |B|_F = |A|_F; printed = |A|_* x true"},
+                   message="identities that failed")
 
 
-@gamma.mutant("printed_square_E2", timeout=30)
+@e3.mutant({"printed_middle_E3": "the printed middle |A|_*^2/|A|_F^2 |sqrt A|_F^2 (E3)",
+            "B_without_sqrt": "the optimiser with A for sqrt A"}, timeout=30)
+def _(p, variant):
+    """The proof's line perturbed, through the same procedure: an identity must fail."""
+    bad = _e3_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} identities failed")
+
+
+# ---------------------------------------------------------------------------
+# E21: Prop 1 needs the infinity convention
+p1hyp = Claim(
+    id="jacot.erratum_prop1_image_hypothesis",
+    title="Prop 1 holds only with the +inf convention (Im A^T in Im sigmabar(A)^T); with a plain pinv it fails",
+    label="Prop 1 (E21)",
+    section="2.3",
+    equation="Prop 1",
+    lines=(121, 121),
+    statement=r"\|A\bar\sigma(A)^+\|_F^2\ \ge\ \frac{\|A\|_*^2}{\|A\|_F^2}\quad\text{for all }A\ne0",
+    status="erratum",
+    corrected=r"\|A\|_{\tilde K}^2\ \ge\ \frac{\|A\|_*^2}{\|A\|_F^2},\quad\|A\|_{\tilde K}^2=+\infty\text{ unless }"
+              r"\mathrm{Im}A^T\subseteq\mathrm{Im}\bar\sigma(A)^T",
+    params=[
+        Param.int("w", 1, 1, 64, "rows of A", search=(1, 5)),
+        Param.int("N", 2, 1, 64, "columns of A", search=(1, 6)),
+        Param.seed("seed"),
+        Param.float("shift", -3.0, -10.0, 10.0, "A = G + shift (negative shift: sigmabar(A) often 0)",
+                    search=(-3.0, 2.0)),
+        Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift", shape=("w", "N"),
+                     families=M.DEFAULT_FAMILIES + ("seed",)),
+    ],
+    notes="E21 (implicit hypothesis). Defaults make A all-negative (sigmabar(A) = 0): the printed reading "
+          "(plain pseudo-inverse) gives 0 < stable rank, the catalogue's A = (-0.329, -0.792)^T being one such "
+          "case; with the infinity convention the COI is +inf and the bound holds. Outcome and error model "
+          "from jacot.coi_lower_bound (_prop1_outcome in this module).",
+    catalogue="jacot §2.3 P1; §4 E21",
+    covers=("E21",),
+)
+
+
+@p1hyp.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """The printed second form |sigma(A)|_op^2 = |K_p|_op^2 (E2), through the same procedure: a is no eigenvalue of K."""
-    bad = _gamma_symbolic(2)
-    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
-                   message="|K|_op = |S|_op (the printed square) is not an eigenvalue of S^T S")
+    """COI with the infinity convention (solvers.xp_jacot.coi as solvers.leaky.coi) against the stable rank."""
+    A, xp = _A(p), xp_of(p)
+    return _prop1_outcome(A, _coi_nobias(A, xp), xp)
+
+
+p1hyp.property(over=("w", "N", "seed", "shift", "A"), max_examples=25)
+
+
+@p1hyp.falsifier("stated", search=("seed", "shift"), backends=("numpy", "cupy"))
+def _(p):
+    """Plain pseudo-inverse (no convention): an all-negative A gives 0 < stable rank."""
+    A, xp = _A(p), xp_of(p)
+    return _prop1_outcome(A, _pinv_coi(A, xp), xp, form="|A pinv(sigmabar(A))|^2")
+
+
+@p1hyp.reproduction
+def _(p):
+    """Catalogue E21: A = (-0.329, -0.792)^T has plain-pinv 'COI' 0 < stable rank 1."""
+    A = np.array([[-0.329], [-0.792]])
+    val = float(np.linalg.norm(A @ np.linalg.pinv(leaky.sigma(A, bias=False))) ** 2)
+    s = np.linalg.svd(A, compute_uv=False)
+    sr = float(s.sum() ** 2 / (s * s).sum())
+    return Outcome(residual=abs(val - 0.0) + abs(sr - 1.0), tolerance=1e-12,
+                   values={"pinv_coi": val, "stable_rank": sr, "coi_convention": leaky.coi(A, bias=False)},
+                   message=f"plain-pinv COI {val:.3g} vs stable rank {sr:.15g} (quoted 0 and 1)")

@@ -1,28 +1,32 @@
-"""Balancedness of fully-connected ReLU networks (App. A.3, l.460-462; catalogue B1).
+"""App. A.3 Balancedness (seed l.458-506): balancedness of fully-connected ReLU networks (l.460-462, B1),
+Prop 10, the growth of the weight norm (l.466-505, E1) and the reparametrisation in its proof (l.474-479,
+E17).  Claims: ``jacot.fcnn_balancedness``, ``jacot.weight_norm_growth``,
+``jacot.erratum_prop10_reparametrisation``.
 
-Rescaling the incoming weights and bias of a hidden neuron by alpha > 0 and its outgoing weights by 1/alpha
-leaves the function unchanged (positive homogeneity of the ReLU), so at an optimum of the L2-regularised
-loss the scaling minimising ``alpha^2 (|W_{l,i}|^2 + b_{l,i}^2) + alpha^-2 |W_{l+1,.i}|^2`` is alpha = 1:
-in-norm = out-norm per neuron, summed ``|W_l|^2 + |b_l|^2 = |W_{l+1}|^2`` and
-``|W_l|^2 = |W_1|^2 + sum_{k<l} |b_k|^2``.
-
-Tight stationarity of a trained ReLU net is out of reach (L-BFGS stalls on the ReLU kinks; catalogue B1 and
-R3), so the check minimises the *full* regularised loss along the rescaling orbits of all hidden neurons jointly
-(BFGS in the log-scales, gradients backpropagated through the true loss) starting from a briefly trained
-network: every local minimum of the loss is a minimum along these orbits, and the orbit minimum is where the
-balance identities are asserted.  The optimiser never sees the
+fcnn_balancedness: rescaling the incoming weights and bias of a hidden neuron by alpha > 0 and its outgoing
+weights by 1/alpha leaves the function unchanged (positive homogeneity of the ReLU), so at an optimum of the
+L2-regularised loss the scaling minimising ``alpha^2 (|W_{l,i}|^2 + b_{l,i}^2) + alpha^-2 |W_{l+1,.i}|^2`` is
+alpha = 1: in-norm = out-norm per neuron, summed ``|W_l|^2 + |b_l|^2 = |W_{l+1}|^2`` and
+``|W_l|^2 = |W_1|^2 + sum_{k<l} |b_k|^2``.  Tight stationarity of a trained ReLU net is out of reach (L-BFGS
+stalls on the ReLU kinks; catalogue B1 and R3), so the check minimises the *full* regularised loss along the
+rescaling orbits of all hidden neurons jointly (BFGS in the log-scales, gradients backpropagated through the
+true loss) starting from a briefly trained network: every local minimum of the loss is a minimum along these
+orbits, and the orbit minimum is where the balance identities are asserted.  The optimiser never sees the
 balance condition, so a non-homogeneous activation (tanh) or an unregularised bias refutes them.
-The Leaky-ResNet analogue (Prop 10, factor 2, erratum E1) is ``jacot.weight_norm_growth``.
 """
+
 from __future__ import annotations
+
 
 import numpy as np
 import sympy as sp
 from scipy.optimize import minimize
 
-from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from solvers import leaky
+from theorems.claim import Claim, inconclusive, Outcome, Param, ParamError
+from theorems.jacot._shooting import _params, _printed_motion, _shoot, _sym_H
 
-EPS = np.finfo(float).eps
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 claim = Claim(
     id="jacot.fcnn_balancedness",
@@ -295,3 +299,205 @@ def _(p, variant):
     """The balance identity perturbed, through the same procedure: it must fail at the optimal rescaling."""
     bad = _balance_symbolic(variant)
     return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} items failed")
+
+
+# ---------------------------------------------------------------------------
+# P10 / E1: growth of the weight norm along a critical path
+growth = Claim(
+    id="jacot.weight_norm_growth",
+    title="Along a critical path the weight norm grows by the integrated bias norm (factor 2 missing)",
+    label="Prop 10",
+    section="A.3",
+    equation="Prop 10",
+    lines=(466, 505),
+    statement=r"\|W_p\|^2=\|W_0\|^2+\tilde L\int_0^p\|W_{q,\cdot w+1}\|^2\,dq",
+    status="erratum",
+    corrected=r"\|W_p\|^2=\|W_0\|^2+2\tilde L\int_0^p\|b_q\|^2\,dq,\qquad b_q=W_{q,\cdot w+1}=\tilde LB_q\mathbf 1",
+    params=_params(),
+    notes="E1: the first variation at l.487 drops the chain-rule term dr(p) d_p(|W_p|^2 + |b_p|^2) of "
+          "F(r(q)); with it, F' = 2 Lt G. Analytic check: d/dp Tr[B K B^T] = 2 Lt |B 1|^2 from H3. "
+          "W_p = Lt B_p sigma(A_p)^T (H2) on the shot geodesic; I(p) = int |b|^2 integrated with the path.",
+    catalogue="jacot §2.7 P10; §4 E1",
+    covers=("P10", "E1"),
+)
+
+
+def _growth_outcome(p, factor):
+    fine, steps = _shoot(p, rtol=1e-11, n_out=10)
+    coarse, _ = _shoot(p, rtol=1e-9, n_out=10)
+    if fine is None or coarse is None:
+        return inconclusive("the path blew up (norm > 1e6) before p = 1; try a smaller B_scale or Lt")
+
+    def parts(Y):
+        A0, B0, _ = leaky.unpack(Y[0], p.w, p.N)
+        A1, B1, I = leaky.unpack(Y[-1], p.w, p.N)
+        W0 = p.Lt * B0 @ leaky.sigma(A0).T
+        W1 = p.Lt * B1 @ leaky.sigma(A1).T
+        return float(np.sum(W1 * W1) - np.sum(W0 * W0)), float(p.Lt * I), float(np.sum(W1 * W1) + np.sum(W0 * W0))
+
+    dW, LI, size = parts(fine)
+    dWc, LIc, _ = parts(coarse)
+    if LI <= 1e-12 * max(size, 1e-300):
+        return inconclusive("the bias column is (numerically) zero along the path: both forms agree trivially")
+    # Error model: integration error of both sides estimated by the rtol 1e-9 vs 1e-11 difference (x2),
+    # plus rounding of the Frobenius norms (~ w N eps |W|^2).
+    tol = 2 * (abs(dWc - dW) + factor * abs(LIc - LI)) + 10 * p.w * (p.N + 1) * EPS * size
+    ratio = dW / LI
+    return Outcome(residual=abs(dW - factor * LI), tolerance=tol, values={
+        "ratio": ratio, "delta_W2": dW, "Lt_int_b2": LI, "factor_tested": factor, "steps": steps},
+        message=f"(|W_1|^2 - |W_0|^2) / (Lt int |b|^2) = {ratio:.10f}, tested factor {factor}")
+
+
+@growth.numeric(backends=("numpy", "numba"))
+def _(p):
+    """Corrected Prop 10: |W_1|^2 - |W_0|^2 = 2 Lt int_0^1 |b|^2 on a shot geodesic."""
+    return _growth_outcome(p, 2.0)
+
+
+growth.property(over=("w", "N", "Lt", "seed", "B_scale"), max_examples=10)
+
+
+@growth.falsifier("stated", search=("seed",))
+def _(p):
+    """Prop 10 as printed (factor 1): the measured ratio is 2."""
+    return _growth_outcome(p, 1.0)
+
+
+def _growth_symbolic(factor):
+    """With W = L B sigma(A)^T (H2) and b = its bias column, d/dp |W|^2 (chain rule along the printed eq. (1))
+    minus factor * L |b|^2: ReLU patterns where it does not expand to 0."""
+    bad = 0
+    for sg in [((1, 1, 1), (1, 1, 1)), ((1, -1, 1), (-1, 1, 1)), ((-1, -1, -1), (1, -1, 1))]:
+        a, b, L, R, S, H, mask = _sym_H(2, 3, sg)
+        dA, dB = _printed_motion(a, b, L, S, R, mask)
+        W = L * b * S.T
+        F = sum(e**2 for e in W)
+        bias = W[:, W.shape[1] - 1]
+        dF = sum(sp.diff(F, a[i, j]) * dA[i, j] + sp.diff(F, b[i, j]) * dB[i, j] for i in range(2) for j in range(3))
+        bad += sp.expand(dF - factor * L * sum(e**2 for e in bias)) != 0
+    return bad
+
+
+@growth.symbolic(timeout=60)
+def _(p):
+    """d/dp |W|^2 = 2 Lt |b|^2 along Hamilton's equations, W = Lt B sigma(A)^T and b its bias column."""
+    bad = _growth_symbolic(2)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy chain rule + expand", "proved":
+                   "with W = L B sigma^T and b = W_{., w+1}, d/dp |W|^2 = 2 L |b|^2 along eq. (1) on each ReLU "
+                   "pattern (the corrected Prop 10)"},
+                   message="patterns where the identity failed")
+
+
+@growth.mutant({"factor_one": "Prop 10 as printed: d/dp |W|^2 = Lt |b|^2 (factor 2 missing, erratum E1)",
+                "factor_Lt_squared": "d/dp |W|^2 = 2 Lt^2 |b|^2 (one Lt too many)"}, timeout=60)
+def _(p, variant):
+    """The rate with a perturbed constant, through the same procedure: must not expand to 0."""
+    L = sp.Symbol("L", positive=True)
+    bad = _growth_symbolic({"factor_one": 1, "factor_Lt_squared": 2 * L}[variant])
+    return Outcome(residual=bad, tolerance=0, values={"patterns_nonzero": bad},
+                   message=f"{variant}: d/dp |W|^2 - c Lt |b|^2 nonzero on {bad} patterns")
+
+
+# ---------------------------------------------------------------------------
+# E17: Prop 10 proof, l.477
+e17 = Claim(
+    id="jacot.erratum_prop10_reparametrisation",
+    title="Prop 10's proof, l.477: the reparametrised dynamics read r'(q) V_{r(q)} sigma(A~_q)",
+    label="Prop 10 proof (E17)",
+    section="A.3",
+    equation="l.477",
+    lines=(474, 479),
+    statement=r"\partial_q\tilde A_q=-\tilde L\tilde A_q+r'(q)A_{r(q)}\sigma(\tilde Z_q)+e^{\tilde L(r(q)-q)}r'(q)b_{r(q)}",
+    status="erratum",
+    corrected=r"\partial_q\tilde A_q=-\tilde L\tilde A_q+r'(q)V_{r(q)}\bar\sigma(\tilde A_q)+e^{\tilde L(r(q)-q)}r'(q)b_{r(q)}"
+              r"=\tilde V_q\bar\sigma(\tilde A_q)+\tilde b_q-\tilde L\tilde A_q,\ \ \tilde A_q=e^{\tilde L(r(q)-q)}A_{r(q)}",
+    params=[
+        Param.int("w", 3, 1, 16, "width", search=(1, 5)),
+        Param.int("N", 3, 1, 16, "data points", search=(1, 5)),
+        Param.float("Lt", 2.0, 0.0, 20.0, "effective depth", search=(0.0, 5.0)),
+        Param.seed("seed of A_r, V, b, q, r(q), r'(q)"),
+    ],
+    notes="E17 (notation/typo, independent of the factor 2 of E1): the proof writes W for the non-bias part V. "
+          "Pointwise check: at random A_r (any signs), V, b, q, r = r(q), r' > 0, the chain rule "
+          "d/dq A~ = Lt (r' - 1) A~ + e^{Lt(r-q)} r' (-Lt A_r + V relu(A_r) + b) equals the corrected line "
+          "(positive homogeneity: relu(e^c A) = e^c relu(A)). The printed line is read with Z~ = A~ (w = N).",
+    catalogue="jacot §2.7 P10; §4 E17",
+    covers=("E17",),
+)
+
+
+def _e17_data(p):
+    rng = np.random.default_rng(p.seed)
+    A = rng.standard_normal((p.w, p.N))
+    V = rng.standard_normal((p.w, p.w))
+    b = rng.standard_normal((p.w, 1))
+    q, r, dr = rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0.2, 3.0)
+    e = np.exp(p.Lt * (r - q))
+    At = e * A
+    chain = p.Lt * (dr - 1) * At + e * dr * (-p.Lt * A + V @ np.maximum(A, 0) + b)
+    scale = max(float(np.max(np.abs(chain))), p.Lt * float(np.max(np.abs(At))), 1.0)
+    return A, V, b, e, dr, At, chain, scale
+
+
+@e17.numeric
+def _(p):
+    """Chain rule of A~ = e^{Lt(r-q)} A_r against the corrected line 3 and line 4 of the display."""
+    A, V, b, e, dr, At, chain, scale = _e17_data(p)
+    line3 = -p.Lt * At + dr * V @ np.maximum(At, 0) + e * dr * b
+    line4 = (dr * V) @ np.maximum(At, 0) + e * dr * b - p.Lt * At
+    tol = 20 * (p.w + 2) * EPS * scale * max(e, 1.0)  # a few matrix products with entries ~ scale
+    return Outcome.from_parts({"line 3 (corrected)": (float(np.max(np.abs(chain - line3))), tol),
+                               "line 4": (float(np.max(np.abs(chain - line4))), tol)},
+                              message="chain rule vs corrected reparametrised dynamics", values={"scale": scale})
+
+
+e17.property(over=("w", "N", "Lt", "seed"), max_examples=15)
+
+
+@e17.falsifier("stated", fixed={"w": 3, "N": 3})
+def _(p):
+    """The printed r'(q) A_{r(q)} sigma(Z~_q), read with Z~ = A~ (square case w = N so that the product is defined)."""
+    if p.w != p.N:
+        return inconclusive("the printed product A_r sigma(Z~) needs w = N to be defined")
+    A, V, b, e, dr, At, chain, scale = _e17_data(p)
+    printed = -p.Lt * At + dr * A @ np.maximum(At, 0) + e * dr * b
+    tol = 20 * (p.w + 2) * EPS * scale * max(e, 1.0)
+    return Outcome(residual=float(np.max(np.abs(chain - printed))), tolerance=tol,
+                   values={"printed_vs_chain": float(np.max(np.abs(chain - printed)))},
+                   message="chain rule vs the printed line")
+
+
+def _e17_symbolic(variant="stated"):
+    """Scalar, fixed ReLU mask m (e^{Lt(r-q)} > 0 preserves it): A~(q) = e^{Lt(r(q)-q)} A(r(q)) with r and A free
+    functions, differentiated by sympy, A'(p) replaced by the ODE -Lt A + V m A + b; minus the corrected line 3
+    (or a perturbed one): 1 if it does not expand to 0."""
+    Lt, V, b, m = sp.symbols("Lt V b m", real=True)
+    q = sp.Symbol("q", real=True)
+    r, Af = sp.Function("r"), sp.Function("A")
+    e = sp.exp(Lt * (r(q) - q))
+    At = e * Af(r(q))
+    d = sp.diff(At, q)
+    p_ = sp.Symbol("p")
+    ode = (-Lt * Af(p_) + V * m * Af(p_) + b).subs(p_, r(q))
+    d = d.subs(sp.Subs(sp.Derivative(Af(p_), p_), p_, r(q)), ode).doit()
+    d = d.replace(lambda x: isinstance(x, sp.Derivative) and x.expr.func == Af, lambda x: ode)
+    dr = sp.diff(r(q), q)
+    factor = {"printed_E17": Af(r(q)), "missing_rprime": V / dr}.get(variant, V)
+    line = -Lt * At + dr * factor * m * At + e * dr * b
+    return int(sp.expand(d - line) != 0)
+
+
+@e17.symbolic(timeout=30)
+def _(p):
+    """Scalar case with a fixed ReLU mask m: sympy differentiates e^{Lt(r(q)-q)} A(r(q)) along the ODE = corrected line."""
+    bad = _e17_symbolic()
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.diff with r, A free functions, expand",
+                   "proved": "d/dq A~ along the leaky ODE equals the corrected line 3"}, message="nonzero remainder")
+
+
+@e17.mutant({"printed_E17": "the printed line 3 with A_{r(q)} for V_{r(q)} (E17)",
+             "missing_rprime": "V_{r(q)} sigma(A~_q) without the factor r'(q)"}, timeout=30)
+def _(p, variant):
+    """Line 3 perturbed, through the same procedure: the remainder must be nonzero."""
+    bad = _e17_symbolic(variant)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: nonzero remainder")

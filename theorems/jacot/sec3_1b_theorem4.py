@@ -1,112 +1,111 @@
-"""Theorem 4's bounds (§3.1, App. A.2): eq. (3) (H vs the gamma-stable Hamiltonian), the rate
-bound with the E8 caveat (sqrt(max(X_p, 0))) and the E7 proof chain, eq. (4) (the minimal
-gamma-COI), and the heuristic remarks T4e-T4h, Prop 5 (gap, E9) and P5b.
+"""§3.1 Separation of Timescales, Theorem 4 and its remarks (seed l.186-219): eq. (3), H against the
+gamma-stable Hamiltonian (l.186-188); the rate bound with the E8 caveat (l.190-192); eq. (4), the minimal
+gamma-COI (l.194-198); variable gamma_p (l.200, T4e) and the choice of gamma_p (l.200, E2); the heuristic
+remarks T4f-T4h (l.200-211) and P5b (l.217-219).  Claims: ``jacot.theorem4_hamiltonian_gap``,
+``jacot.theorem4_rate``, ``jacot.theorem4_min_coi``, ``jacot.theorem4_variable_gamma``,
+``jacot.gamma_p_scaling``, ``jacot.gamma_p_balance_heuristic``, ``jacot.separation_of_timescales``,
+``jacot.finite_length_jumps``, ``jacot.bottleneck_rank_hamiltonian``.
 
-Numerics on shot geodesics (``theorems.jacot.hamiltonian._shoot``): any (A_0, B_0) starts an exact
-critical path for a synthetic target, so a pointwise statement "for any geodesic" is tested at every
-output point of the path.  H is the path's constant H(A_0, B_0); A'_p = Lt (B_p K_p - A_p).
+Numerics on shot geodesics (``theorems.jacot._theorem4_paths``): any (A_0, B_0) starts an exact critical
+path for a synthetic target, so a pointwise statement "for any geodesic" is tested at every output point of
+the path.  H is the path's constant H(A_0, B_0); A'_p = Lt (B_p K_p - A_p).
 """
+
 from __future__ import annotations
 
 import numpy as np
 import sympy as sp
 
 from solvers import leaky
-from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.jacot.hamiltonian import _params as _base_params, _t4_matrices
+from solvers import xp_jacot as X
+from solvers.xp import on, xp_of
+from theorems.claim import Claim, inconclusive, Outcome, Param
+from theorems.jacot._shooting import _t4_matrices
+from theorems.jacot._theorem4_paths import (_along, _BLOWUP, _bound_outcome, _eq3_excess, _eq3_sides, _params,
+                                            _paths, _shoot)
 
-EPS = np.finfo(float).eps
-
-_INITS = ("random", "kernel", "X_negative")
-
-
-def _params(gamma=1e-3, init="random", **kw):
-    return _base_params(**kw) + [
-        Param.float("gamma", gamma, 1e-12, 100.0, "regularisation gamma > 0"
-                    " (>= 1e-12: below, numerically singular)", search=(1e-4, 1e-1)),
-        Param.choice("init", init, _INITS,
-                     "initial momentum: random (B_scale * Gaussian); kernel (B_0 = alpha A_0 P_ker(K_0) + "
-                     "1e-3 B_scale noise, alpha in [0.5, 5] from the seed; K_0 singular needs N > w + 1); "
-                     "X_negative (B_0 = A_0 (K_0 + gamma I)^-1, so X_0 = -gamma |B_0|^2 < 0)"),
-    ]
+EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
 
-def _initial(p):
-    rng = np.random.default_rng(p.seed)
-    A0 = rng.standard_normal((p.w, p.N))
-    if p.init == "random":
-        return A0, p.B_scale * rng.standard_normal((p.w, p.N))
-    K = leaky.gram(A0)
-    if p.init == "X_negative":
-        return A0, np.linalg.solve(K + p.gamma * np.eye(p.N), A0.T).T
-    lam, V = np.linalg.eigh(K)
-    Vk = V[:, lam < 1e-8 * lam[-1]]
-    alpha = rng.uniform(0.5, 5.0)
-    return A0, alpha * A0 @ Vk @ Vk.T + 1e-3 * p.B_scale * rng.standard_normal((p.w, p.N))
+# ---------------------------------------------------------------------------
+gamma = Claim(
+    id="jacot.gamma_p_scaling",
+    title="The suggested gamma_p: |sigma(A_p)|_op^2 = |K_p|_op, not |K_p|_op^2",
+    label="l.200 (T4e)",
+    section="3.1",
+    equation="l.200",
+    lines=(200, 200),
+    statement=r"\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2=\gamma_0\|K_p\|_{op}^2",
+    status="erratum",
+    corrected=r"\gamma_p=\gamma_0\|\sigma(A_p)\|_{op}^2=\gamma_0\|K_p\|_{op}",
+    params=[Param.int("w", 6, 1, 64, "neurons", search=(1, 8)), Param.int("N", 5, 1, 64, "data points", search=(1, 8)),
+            Param.seed("seed")],
+    notes="E2 (wrong exponent). The paper's experiments may use either form; a reproduction must say which.",
+    catalogue="jacot §2.5 T4e; §4 E2",
+    covers=("T4e", "E2"),
+)
 
 
-def _shoot(p, rtol, n_out):
-    A0, B0 = _initial(p)
-    backend = p.backend if p.backend in ("numpy", "numba") else "numba"
-    # A path needing more than 2e4 Dormand-Prince steps (25x the defaults) is stiff (the X_negative start at small gamma has
-    # |B| ~ 1/gamma): inconclusive, not a draw that runs for minutes (sweep seed 20261126 timed one out at 60 s)
-    Y, steps = leaky.shoot(A0, B0, p.Lt, n_out=n_out, rtol=rtol, atol=rtol * 0.1, backend=backend,
-                           max_total_steps=20_000)
-    return Y, steps, leaky.hamiltonian(A0, B0, p.Lt)
+def _gamma_outcome(p, power):
+    """Both operator norms (largest singular values) on p.backend's namespace."""
+    xp = xp_of(p)
+    A = on(xp, np.random.default_rng(p.seed).standard_normal((p.w, p.N)))
+    s2 = float(X.opnorm(xp, X.sigma(xp, A))) ** 2
+    k = float(X.opnorm(xp, X.gram(xp, A))) ** power
+    tol = 10 * max(p.w + 1, p.N) * EPS * max(s2, k)
+    return Outcome(residual=abs(s2 - k), tolerance=tol, values={"sigma_op2": s2, f"K_op^{power}": k},
+                   message=f"|sigma(A)|_op^2 = {s2:.10g} vs |K|_op^{power} = {k:.10g}")
 
 
-def _along(Y, p, H):
-    """Per output point: |A'|_G, COI_gamma = |A|_G^2, |B|, H_gamma, cond(G) with G = K + gamma I."""
-    rows = []
-    for y in Y:
-        A, B, _ = leaky.unpack(y, p.w, p.N)
-        K = leaky.gram(A)
-        G = K + p.gamma * np.eye(p.N)
-        dA = p.Lt * (B @ K - A)
-        nd = float(np.sqrt(max(np.trace(dA @ np.linalg.solve(G, dA.T)), 0.0)))
-        cA = float(np.trace(A @ np.linalg.solve(G, A.T)))
-        Hg = nd * nd / (2 * p.Lt) - p.Lt / 2 * cA
-        rows.append((nd, cA, float(np.linalg.norm(B)), Hg, float(np.linalg.cond(G)),
-                     abs(H) + leaky.hamiltonian_scale(A, B, p.Lt) + nd * nd / p.Lt + p.Lt * cA))
-    r = np.array(rows)
-    return {"nd": r[:, 0], "coi": r[:, 1], "B": r[:, 2], "Hg": r[:, 3], "cond": r[:, 4], "scale": r[:, 5],
-            "X": r[:, 1] + 2 * H / p.Lt}
+@gamma.numeric(backends=("numpy", "cupy"))
+def _(p):
+    """Operator norms: |sigma(A)|_op^2 against |K|_op."""
+    return _gamma_outcome(p, 1)
 
 
-def _paths(p, n_out=50):
-    fine, steps, H = _shoot(p, 1e-11, n_out)
-    coarse, _, _ = _shoot(p, 1e-9, n_out)
-    if fine is None or coarse is None:
-        return None
-    return _along(fine, p, H), _along(coarse, p, H), H, steps
+gamma.property(over=("w", "N", "seed"), max_examples=20)
 
 
-_BLOWUP = ("the path blew up (norm > 1e6) or is stiff (more than 2e4 Dormand-Prince steps) before p = 1; try a "
-           "smaller B_scale, Lt, a larger gamma or another seed")
+@gamma.falsifier("stated", backends=("numpy", "cupy"))
+def _(p):
+    """The printed second form |K|_op^2."""
+    return _gamma_outcome(p, 2)
 
 
-def _bound_outcome(p, excess, message, n_out=50, ratio=None, **extra):
-    """Generic pointwise bound: excess(q, H) -> array of LHS - RHS (<= 0 where the bound holds); ratio(q, H)
-    -> array of LHS / RHS, whose max over p is reported as values["tightness"] (bound=True claims).
+def _gamma_symbolic(power):
+    """S = R(t) diag(a, b) R(u)^T (rational rotations, a = b + d >= b > 0), so |S|_op = a by construction;
+    K = S^T S.  The statement |S|_op^2 = |K|_op^power names |K|_op = a^(2/power): count the failures of
+    'that value is an eigenvalue of K (root of its characteristic polynomial) and the largest one'."""
+    b, d, t, u = sp.symbols("b d t u", positive=True)
+    a = b + d
 
-    Error model: the rtol 1e-9 path's deviation from the rtol 1e-11 path bounds the finer path's
-    integration error on LHS - RHS (x2, Dormand-Prince error ~ rtol); plus rounding of the solves with
-    G = K + gamma I, 50 N eps cond(G) on terms of size `scale`."""
-    r = _paths(p, n_out)
-    if r is None:
-        return inconclusive(_BLOWUP)
-    qf, qc, H, steps = r
-    ef, ec = excess(qf, H), excess(qc, H)
-    tol_p = 2 * np.abs(ef - ec) + 50 * p.N * EPS * qf["cond"] * qf["scale"]
-    k = int(np.argmax(ef - tol_p))
-    if ratio is not None:
-        rt = ratio(qf, H)
-        rt = rt[np.isfinite(rt)]
-        extra["tightness"] = float(np.max(rt)) if rt.size else 0.0
-    return Outcome(residual=float(max(ef[k], 0.0)), tolerance=float(tol_p[k]), values={
-        "worst_p": k / n_out, "excess_at_worst": float(ef[k]), "max_excess": float(np.max(ef)),
-        "min_X": float(np.min(qf["X"])), "H": H, "steps": steps, **extra},
-        message=message + f" (worst at p = {k / n_out:.2f} of {n_out + 1} points)")
+    def rot(z):
+        return sp.Matrix([[1 - z**2, -2 * z], [2 * z, 1 - z**2]]) / (1 + z**2)
+    S = rot(t) * sp.diag(a, b) * rot(u).T
+    K = S.T * S
+    claimed = a ** sp.Rational(2, power)
+    bad = int(sp.cancel((K - claimed * sp.eye(2)).det()) != 0)
+    other = sp.cancel(K.trace() - claimed)  # the other eigenvalue if claimed is one
+    num = sp.fraction(sp.cancel(claimed - other))[0]
+    bad += int(any(c < 0 for c in sp.Poly(sp.expand(num), b, d).coeffs()))
+    return bad
+
+
+@gamma.symbolic(timeout=30)
+def _(p):
+    """|S|_op^2 = |S^T S|_op for a generic 2x2 S = R diag(a, b) R'^T: a^2 is the largest root of charpoly(K)."""
+    bad = _gamma_symbolic(1)
+    return Outcome(residual=bad, tolerance=0, values={"method": "sympy charpoly + cancel", "proved":
+                   "for S = R(t) diag(a, b) R(u)^T (a >= b > 0): |S|_op^2 = a^2 is the largest eigenvalue of K = S^T S"},
+                   message="failed: a^2 is not the largest eigenvalue of S^T S")
+
+
+@gamma.mutant("printed_square_E2", timeout=30)
+def _(p):
+    """The printed second form |sigma(A)|_op^2 = |K_p|_op^2 (E2), through the same procedure: a is no eigenvalue of K."""
+    bad = _gamma_symbolic(2)
+    return Outcome(residual=bad, tolerance=0, values={"failed": bad},
+                   message="|K|_op = |S|_op (the printed square) is not an eigenvalue of S^T S")
 
 
 # ---------------------------------------------------------------------------
@@ -130,19 +129,6 @@ eq3 = Claim(
     catalogue="jacot §2.5 T4b, T0c; §4 E11",
     covers=("T4b", "T0c", "E11"),
 )
-
-
-def _eq3_sides(p, q, H, sqrt_term=True):
-    lhs = np.abs(2 * H / p.Lt - 2 * q["Hg"] / p.Lt)
-    c = q["B"]
-    return lhs, (2 / p.Lt * q["nd"] * np.sqrt(p.gamma) * c if sqrt_term else 0.0) + p.gamma * c * c
-
-
-def _eq3_excess(p, factor=1.0, sqrt_term=True):
-    def f(q, H):
-        lhs, rhs = _eq3_sides(p, q, H, sqrt_term)
-        return lhs - factor * rhs
-    return f
 
 
 def _eq3_ratio(p):
@@ -565,73 +551,3 @@ bn_rank = Claim(
           "(jacot.coi_equals_rank, bias-free). Tested by the trained-network experiment BN1 (Fig. 1, k* = 5), "
           "not run in this module.",
     catalogue="jacot §2.5 P5b; BN1", covers=("P5b",), **_HEUR)
-
-# ---------------------------------------------------------------------------
-# P5 (Prop 9): gap (E9)
-prop5 = Claim(
-    id="jacot.prop5_nonnegative_limit",
-    title="Slow layers of limiting minima are non-negative (proof complete only without the bias)",
-    label="Prop 5 (Prop 9)",
-    section="3.1, A.2",
-    equation="Prop 5",
-    lines=(213, 456),
-    statement=r"\|\partial_pA_p\|\text{ bounded near }p_0\ \forall\tilde L\Rightarrow A^\infty_{p_0}=\lim_{\tilde L}A^{\tilde L}_{p_0}\ge0",
-    status="gap",
-    corrected=r"\text{bias-free model: }A^\infty_{p_0}\ge0;\ \text{with the bias row the argument only excludes columns with }"
-              r"\|[A_{p_0,\cdot i}]_-\|^2>1",
-    params=[],
-    notes="E9: (i) the top-left block needs t(p)^2 (checked symbolically below: only t^2 reproduces l.427); "
-          "(ii) l.432 -1/Lt should be -2/Lt; (iii) l.436 eps_0 for c_0; (iv) with the bias, |sigma(a)|^2 = "
-          "|relu(a)|^2 + 1, so c_0 = |a|^2 - |sigma(a)|^2 = |[a]_-|^2 - 1 need not be > 0 (a = (-0.5, 1, 0.3): "
-          "-0.75); (v) the Gronwall step is not quantified against the O(eps^2) gain. The asymptotic statement "
-          "itself is not checkable here.",
-    catalogue="jacot §2.5 P5; §4 E9",
-    covers=("P5", "E9"),
-)
-
-
-def _prop5_symbolic(power=2, cross=-2):
-    """Norm expansion l.427 for w = 2: the eps^0 and eps^2 coefficients of |new weights|^2 minus the paper's
-    expression (cross term cross/L <a, W s>), with t^power in the top-left block."""
-    e, t, L = sp.symbols("epsilon t L", positive=True)
-    a = sp.Matrix(sp.symbols("a0:2", real=True))
-    s = sp.Matrix(sp.symbols("s0:3", real=True))  # sigma(a): length w + 1
-    W = sp.Matrix(2, 3, sp.symbols("W0:6", real=True))
-    paper = sum(x**2 for x in W) + L**2 * e**2 * t**2 * (cross / L * (a.T * W * s)[0, 0] + (a.T * a)[0, 0] + (s.T * s)[0, 0])
-    TL = W - L * e**2 * t**power * a * s.T
-    norm2 = sum(x**2 for x in TL) + sum((e * L * t * x) ** 2 for x in a) + sum((e * L * t * x) ** 2 for x in s)
-    d = sp.expand(norm2 - paper)
-    d2, d0 = sp.expand(d.coeff(e, 2)), sp.expand(d.coeff(e, 0))
-    return int(d2 != 0) + int(d0 != 0), d2
-
-
-@prop5.symbolic(timeout=60)
-def _(p):
-    """Norm expansion l.427 for w = 2: with t^2 in the top-left block it matches the paper's O(eps^2) term, with t not."""
-    bad, d2 = _prop5_symbolic()
-    _, d2_t = _prop5_symbolic(power=1)
-    return Outcome(residual=bad, tolerance=0, values={"method": "sympy.expand, coefficient of eps^2",
-                   "t_squared_matches": d2 == 0, "t_as_printed_mismatch": str(sp.factor(d2_t)),
-                   "proved": "the eps^2 term of the new weights' norm is the paper's l.427 expression iff the "
-                             "top-left block carries t(p)^2 (E9 (i))"},
-                   message="nonzero coefficients with t^2 in the top-left block")
-
-
-@prop5.mutant({"t_as_printed_E9": "the top-left block with t(p) (as printed, E9 (i))",
-               "cross_factor_one": "the cross term -1/L <a, W s> (as at l.432, E9 (ii))"}, timeout=60)
-def _(p, variant):
-    """The expansion perturbed, through the same procedure: a coefficient must be nonzero."""
-    bad, _ = _prop5_symbolic(**{"t_as_printed_E9": dict(power=1), "cross_factor_one": dict(cross=-1)}[variant])
-    return Outcome(residual=bad, tolerance=0, values={"failed": bad}, message=f"{variant}: {bad} coefficients nonzero")
-
-
-@prop5.reproduction
-def _(p):
-    """E9 (iv): c_0 = |a|^2 - |sigma(a)|^2 with the bias for a = (-0.5, 1, 0.3); quoted -0.75 (bias-free 0.25)."""
-    a = np.array([[-0.5], [1.0], [0.3]])
-    s = leaky.sigma(a)[:, 0]
-    c0 = float(np.sum(a * a) - np.sum(s * s))
-    c0_nb = float(np.sum(a * a) - np.sum(np.maximum(a, 0) ** 2))
-    res = abs(c0 - (-0.75)) + abs(c0_nb - 0.25)
-    return Outcome(residual=res, tolerance=1e-12, values={"c0_with_bias": c0, "c0_without_bias": c0_nb},
-                   message=f"c0 = {c0:.6g} with the bias (< 0: the proof's c0 > 0 fails), {c0_nb:.6g} without")

@@ -1,7 +1,11 @@
-"""The discretisation scheme of §4 (catalogue §2.6 D1-D5; E16): the step condition
-rho_l Lt < 1, the irregular mesh (sums to 1 only for even L), the adaptive step rule, and the
-hand-written backward pass of the discretised leaky ResNet (``solvers.leaky_net``).
+"""§4 Discretization Scheme (seed l.223-237; catalogue §2.6 D1-D5, E16): the step condition
+rho_l Lt < 1 (l.229-235), the irregular mesh (sums to 1 only for even L; l.225-235), the hand-written
+backward pass of the discretised leaky ResNet (``solvers.leaky_net``; l.225-229), the discrete critical
+weights (the discrete form of l.146-150) and the adaptive step rule (l.237).  Claims:
+``jacot.discrete_step_condition``, ``jacot.irregular_mesh_sum``, ``jacot.discrete_gradient``,
+``jacot.discrete_critical_weights``, ``jacot.adaptive_steps``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -9,7 +13,7 @@ import sympy as sp
 
 from solvers import fd
 from solvers import leaky_net as ln
-from theorems.claim import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, inconclusive, Outcome, Param
 
 EPS = np.finfo(float).eps
 
