@@ -38,8 +38,8 @@ SCRIPT = textwrap.dedent('''
         P = tp.lift_params(0.25, 1.0, 2.0, [1.0, 0.5])
         z0 = np.array([0.3, 0.1, 0.05])
         out = {
-            # the calls of theorems/menon/invariance.py, parametrisations.py, sec14_1_matrix_completion.py, solvers/twopoint.py,
-            # solvers/leaky.py and solvers/chen.py, with the argument types they pass
+            # the calls of theorems/menon/invariance.py, sec5_2_scalar_conics.py, sec14_1_matrix_completion.py,
+            # solvers/twopoint.py, solvers/leaky.py and solvers/chen.py, with the argument types they pass
             "implicit_midpoint/dln": rk.implicit_midpoint(dln.dln_rhs, 0.0, y0, 0.01, 5, args)[0],
             "dopri5/dln": rk.dopri5(dln.dln_rhs, 0.0, y0, 0.1, args)[0],
             "rk_fixed/dln": rk.rk_fixed(dln.dln_rhs, 0.0, y0, 0.01, 5, args),

@@ -12,13 +12,16 @@ from solvers import xp_menon as X
 from theorems.menon import sec4_1_balanced_variety as BV
 from theorems.menon import sec4_2_balanced_dynamics as BD
 from theorems.menon import sec4_4_simons_cone as CONE
-from theorems.menon import geometry as GE
+from theorems.menon import sec6_2_fibres as FIB
+from theorems.menon import sec8_1_tangent_and_pullback as TP
+from theorems.menon import sec8_3_riemannian_submersion as SUB
 from theorems.menon import sec4_2_end_to_end_metric as E2E
 from theorems.menon import sec4_3_riemannian_gradient as RG
 from theorems.menon import sec7_2_metric_spectrum as SP
 from theorems.menon import sec4_4_remarks as REM
 from theorems.menon import sec14_1_rank_one as R1
-from theorems.menon import parametrisations as PA
+from theorems.menon import sec5_1_polar as POL
+from theorems.menon import sec5_3_svd_parametrisation as SVD
 from theorems.registry import get_claim
 
 BACKENDS = ("numpy", "array_api_strict")
@@ -138,17 +141,17 @@ PLANTED = {
         REM._norm_outcome)),   # the (4.8) sign convention
     "menon.rank_one_zero_set": lambda mp: mp.setattr(R1, "_k3_outcome", (lambda f: lambda W, xp=None: f(
         np.array([[1.0, W[0, 1]], [1.01 * W[1, 0], 1.0]]), xp))(R1._k3_outcome)),
-    "menon.polar_svd": lambda mp: mp.setattr(PA, "_polar_parts", (lambda f: lambda W, swap=False: f(W, True))(
-        PA._polar_parts)),    # Q = V_P V_R^T (swapped)
-    "menon.svd_parametrisation": lambda mp: mp.setattr(PA, "_svd_instance", (lambda f: lambda p: (
-        f(p)[0], [1.01 * q if i == 1 else q for i, q in enumerate(f(p)[1])]))(PA._svd_instance)),  # Q_{N-1} not orthogonal
-    "menon.rank_deficient_svd": lambda mp: mp.setattr(PA, "_rank_instance", (lambda f: lambda p: (
-        f(p)[0] * np.array([1.0, 1.0, 1e-9])[: p.r], f(p)[1]))(PA._rank_instance)),  # sigma_r ~ 0: rank < r
-    "menon.pullback_metric": lambda mp: mp.setattr(GE, "_h_formula", _scaled(GE._h_formula, 1.001)),
-    "menon.orthonormal_basis": lambda mp: mp.setattr(GE, "_thm14_basis", (lambda f: lambda lam, Qs, sign=-1.0: f(
-        lam, Qs, 1.0))(GE._thm14_basis)),   # the printed '+' of (8.21)
-    "menon.fibres_are_orbits": lambda mp: mp.setattr(GE, "_rotations", (lambda f: lambda d, c, rng: [
-        1.01 * r for r in f(d, c, rng)])(GE._rotations)),   # the group action leaves O_d: M is not preserved
+    "menon.polar_svd": lambda mp: mp.setattr(POL, "_polar_parts", (lambda f: lambda W, swap=False: f(W, True))(
+        POL._polar_parts)),    # Q = V_P V_R^T (swapped)
+    "menon.svd_parametrisation": lambda mp: mp.setattr(SVD, "_svd_instance", (lambda f: lambda p: (
+        f(p)[0], [1.01 * q if i == 1 else q for i, q in enumerate(f(p)[1])]))(SVD._svd_instance)),  # Q_{N-1} not orthogonal
+    "menon.rank_deficient_svd": lambda mp: mp.setattr(SVD, "_rank_instance", (lambda f: lambda p: (
+        f(p)[0] * np.array([1.0, 1.0, 1e-9])[: p.r], f(p)[1]))(SVD._rank_instance)),  # sigma_r ~ 0: rank < r
+    "menon.pullback_metric": lambda mp: mp.setattr(TP, "_h_formula", _scaled(TP._h_formula, 1.001)),
+    "menon.orthonormal_basis": lambda mp: mp.setattr(SUB, "_thm14_basis", (lambda f: lambda lam, Qs, sign=-1.0: f(
+        lam, Qs, 1.0))(SUB._thm14_basis)),   # the printed '+' of (8.21)
+    "menon.fibres_are_orbits": lambda mp: mp.setattr(FIB, "_rotations", (lambda f: lambda d, c, rng: [
+        1.01 * r for r in f(d, c, rng)])(FIB._rotations)),   # the group action leaves O_d: M is not preserved
     "menon.thin_gradients": lambda mp: mp.setattr(dln, "grads", (lambda f: lambda Ws, Ep: [
         g + 0.01 * w for g, w in zip(f(Ws, Ep), Ws)])(dln.grads)),   # a weight-decay term: not a gradient of E o phi
     "menon.parameter_count": lambda mp: mp.setattr(REM, "_gauge_basis", (lambda f: lambda Ws, gens: f(

@@ -12,7 +12,7 @@ import sympy as sp
 from solvers import dln
 from solvers import xp_menon as X
 from solvers.xp import namespace
-from theorems.menon._common import (EPS)
+from theorems.menon._common import EPS
 
 
 def _fro(a) -> float:

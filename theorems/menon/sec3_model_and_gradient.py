@@ -18,6 +18,7 @@ from solvers import xp_menon as XM
 from solvers.xp import namespace, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError
 from theorems.menon._common import validate_widths
+
 from ._model import U, _abs, _chain_k, _gamma
 
 

@@ -15,8 +15,9 @@ from solvers import xp_menon as X
 from solvers.matfun import psd_sqrt
 from solvers.xp import namespace, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.menon._common import (EPS, alpha, balanced_instance, pairs, rng_for,
-                                    too_many_steps, validate_widths, widths_of)
+from theorems.menon._common import (EPS, alpha, balanced_instance, pairs, rng_for, too_many_steps, validate_widths,
+                                    widths_of)
+
 from ._balanced import _fro, _jac_C, _numerical_rank, _rational_orthogonal, _scale
 
 

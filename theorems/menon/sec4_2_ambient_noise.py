@@ -11,8 +11,7 @@ import sympy as sp
 from solvers import dln
 from solvers.sde import euler_maruyama
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.menon._common import (EPS, mc_paths, rng_for,
-                                    validate_widths, widths_of)
+from theorems.menon._common import EPS, mc_paths, rng_for, validate_widths, widths_of
 
 
 # ===========================================================================

@@ -15,8 +15,8 @@ from solvers import xp_menon as X
 from solvers.matfun import psd_power
 from solvers.xp import namespace, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.menon._common import (EPS, balanced_instance, draw_layers, rng_for,
-                                    validate_widths, widths_of)
+from theorems.menon._common import EPS, balanced_instance, draw_layers, rng_for, validate_widths, widths_of
+
 from ._balanced import _fro, _scale
 
 

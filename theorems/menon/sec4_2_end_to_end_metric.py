@@ -15,8 +15,8 @@ from solvers.xp import xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 
 from ._common import EPS, balanced_instance, rng_for
-from ._metric import (A_VARIANTS, FLOW_MAX_STEPS, KAPPA_MAX, SAFETY, _a_op, _count_nonzero, _kappa, _sym_A, _sym_balanced,
-    _validate_zeros)
+from ._metric import (A_VARIANTS, FLOW_MAX_STEPS, KAPPA_MAX, SAFETY, _a_op, _count_nonzero, _kappa, _sym_A,
+                      _sym_balanced, _validate_zeros)
 
 
 def _eq49(Ws, Ep):

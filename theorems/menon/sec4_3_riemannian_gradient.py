@@ -18,7 +18,7 @@ from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 
 from ._common import EPS, balanced_instance, rng_for
 from ._metric import (FLOW_MAX_STEPS, KAPPA_MAX, SAFETY, _a_mat, _a_op, _count_nonzero, _kappa, _random_W, _svd, _sym_A,
-    _sym_balanced, _validate_zeros, vec_)
+                      _sym_balanced, _validate_zeros, vec_)
 
 
 # ---------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from solvers import xp_menon as XM
 from solvers.xp import namespace, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.menon._common import alpha, balanced_instance, pairs
+
 from ._model import _abs, _chain_k, _cond, _dphi, _gamma, _gauge_basis, _gl_basis, _rank
 
 

@@ -13,7 +13,8 @@ from solvers import dln
 from solvers import xp_menon as X
 from solvers.xp import xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.menon._common import (EPS, balanced_instance, rng_for)
+from theorems.menon._common import EPS, balanced_instance, rng_for
+
 from ._balanced import _fro, _jac_C, _numerical_rank, _rational_orthogonal
 
 
