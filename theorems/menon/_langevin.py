@@ -1,6 +1,6 @@
 """Helpers shared by the menon modules sec10_langevin, sec11_1_dyson, sec11_isospectral_and_sphere.
 
-Stochastic error model (every claim in this module; catalogue menon §5.3): wherever possible
+Stochastic error model (every claim of the Sections 10-11 modules; catalogue menon §5.3): wherever possible
 the check is an *exact moment identity of the Euler-Maruyama scheme itself* -- the continuum
 identity plus an O(dt) correction written out in closed form or accumulated along the
 simulated paths -- so the only statistical error is the Monte-Carlo standard error and the

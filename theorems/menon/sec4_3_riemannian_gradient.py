@@ -94,7 +94,7 @@ def _transpose_parts(p, printed=False):
         return None, inconclusive(f"kappa(WW^T)={kappa:.3g} is too close to the psd_power cutoff", kappa=kappa)
     AZ = _a_op(W, Z, N)
     nA = max(float(np.linalg.norm(AZ)), 1e-300)
-    rel = SAFETY * N * d * EPS * kappa  # relative rounding of any A evaluation (module docstring)
+    rel = SAFETY * N * d * EPS * kappa  # relative rounding of any A evaluation (the _metric module docstring)
     other = _a_op(W, Z.T, N) if printed else _a_op(W.T, Z.T, N)
     parts = {"transpose_rule": (float(np.linalg.norm(AZ.T - other)) / nA, rel)}
     vals = {"kappa": kappa, "rank": rank, "d": d}
