@@ -29,7 +29,7 @@ SCRIPT = textwrap.dedent('''
     rec = event.RecordingListener()
     with event.install_listener("numba:compile", rec):
         from solvers import chen, dln, leaky, rk, specialise, twopoint as tp
-        from theorems.menon import rle
+        from theorems.menon import sec14_1_matrix_completion as rle
 
         rng = np.random.default_rng(0)
         w = [2, 3, 2]
@@ -38,8 +38,8 @@ SCRIPT = textwrap.dedent('''
         P = tp.lift_params(0.25, 1.0, 2.0, [1.0, 0.5])
         z0 = np.array([0.3, 0.1, 0.05])
         out = {
-            # the calls of theorems/menon/invariance.py, parametrisations.py, rle.py, solvers/twopoint.py,
-            # solvers/leaky.py and solvers/chen.py, with the argument types they pass
+            # the calls of theorems/menon/invariance.py, sec5_2_scalar_conics.py, sec14_1_matrix_completion.py,
+            # solvers/twopoint.py, solvers/leaky.py and solvers/chen.py, with the argument types they pass
             "implicit_midpoint/dln": rk.implicit_midpoint(dln.dln_rhs, 0.0, y0, 0.01, 5, args)[0],
             "dopri5/dln": rk.dopri5(dln.dln_rhs, 0.0, y0, 0.1, args)[0],
             "rk_fixed/dln": rk.rk_fixed(dln.dln_rhs, 0.0, y0, 0.01, 5, args),
@@ -77,7 +77,7 @@ SCRIPT = textwrap.dedent('''
 
 LOOPS = {"_implicit_midpoint_loop", "_dopri5_loop", "_rk_fixed_loop", "_lie_rk_loop"}
 RHS = {"solvers_dln__dln_rhs", "solvers_twopoint__lift_rhs", "solvers_leaky__hamilton_rhs",
-       "theorems_menon_rle___mc_rhs", "solvers_chen__effective_rhs"}
+       "theorems_menon_sec14_1_matrix_completion___mc_rhs", "solvers_chen__effective_rhs"}
 
 
 def _run(script, cache):
@@ -112,7 +112,7 @@ def test_second_process_loads_every_specialisation_from_disk(tmp_path):
     assert pairs == {("_implicit_midpoint_loop", "solvers_dln__dln_rhs"), ("_dopri5_loop", "solvers_dln__dln_rhs"),
                      ("_rk_fixed_loop", "solvers_dln__dln_rhs"), ("_dopri5_loop", "solvers_twopoint__lift_rhs"),
                      ("_rk_fixed_loop", "solvers_twopoint__lift_rhs"),
-                     ("_dopri5_loop", "solvers_leaky__hamilton_rhs"), ("_dopri5_loop", "theorems_menon_rle___mc_rhs"),
+                     ("_dopri5_loop", "solvers_leaky__hamilton_rhs"), ("_dopri5_loop", "theorems_menon_sec14_1_matrix_completion___mc_rhs"),
                      ("_lie_rk_loop", "solvers_chen__effective_rhs")}
     # cold cache: the first process compiled each of them (so the folder under test is the one in use)
     assert all(first["kernels"][q]["misses"] >= 1 for q in cached)

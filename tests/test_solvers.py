@@ -223,7 +223,7 @@ def test_claim_batched_path_runs_unchanged_on_array_api_strict():
     numbers under array-api-strict as under NumPy."""
     pytest.importorskip("array_api_strict")
     from theorems.registry import get_claim
-    from theorems.menon.metric import transpose_batched
+    from theorems.menon.sec4_3_riemannian_gradient import transpose_batched
     claim = get_claim("menon.a_operator_transpose")
     out = {}
     for backend in ("numpy", "array_api_strict"):

@@ -9,11 +9,19 @@ import pytest
 
 from solvers import dln
 from solvers import xp_menon as X
-from theorems.menon import balanced as B
-from theorems.menon import geometry as GE
-from theorems.menon import metric as ME
-from theorems.menon import model as MO
-from theorems.menon import parametrisations as PA
+from theorems.menon import sec4_1_balanced_variety as BV
+from theorems.menon import sec4_2_balanced_dynamics as BD
+from theorems.menon import sec4_4_simons_cone as CONE
+from theorems.menon import sec6_2_fibres as FIB
+from theorems.menon import sec8_1_tangent_and_pullback as TP
+from theorems.menon import sec8_3_riemannian_submersion as SUB
+from theorems.menon import sec4_2_end_to_end_metric as E2E
+from theorems.menon import sec4_3_riemannian_gradient as RG
+from theorems.menon import sec7_2_metric_spectrum as SP
+from theorems.menon import sec4_4_remarks as REM
+from theorems.menon import sec14_1_rank_one as R1
+from theorems.menon import sec5_1_polar as POL
+from theorems.menon import sec5_3_svd_parametrisation as SVD
 from theorems.registry import get_claim
 from theorems.runner import evaluate_numeric
 
@@ -78,18 +86,18 @@ def _plant_transpose(mp):  # a non-self-adjoint term in A: W Z is not transposed
 
 
 def _plant_jac_z(mp):  # Dz loses a column (two equal columns): its rank drops below (4.6)
-    jz = B._jac_z
+    jz = BV._jac_z
 
     def bad(lam, Qs):
         J = jz(lam, Qs)
         J[:, 0] = J[:, 1]
         return J
-    mp.setattr(B, "_jac_z", bad)
+    mp.setattr(BV, "_jac_z", bad)
 
 
 def _plant_sval(mp):  # W_N scaled by 1.01 with the balance gate blinded: singular values differ
-    inst = B._sval_instance
-    mp.setattr(B, "_sval_instance", lambda p: [1.01 * inst(p)[0]] + inst(p)[1:])
+    inst = BV._sval_instance
+    mp.setattr(BV, "_sval_instance", lambda p: [1.01 * inst(p)[0]] + inst(p)[1:])
     mp.setattr(dln, "conserved", lambda Ws: [0 * w for w in Ws[1:]])
 
 
@@ -99,47 +107,47 @@ def _plant_first_grad(mp):  # D_N perturbed alone: the O(eta) term of C_p^+ - C_
 
 
 def _plant_cone(mp):  # points moved off the cone |a| = |b|
-    pts = B._cone_points
-    mp.setattr(B, "_cone_points", lambda rng, m, n, k: [np.concatenate([x[:m], 1.1 * x[m:]])
+    pts = CONE._cone_points
+    mp.setattr(CONE, "_cone_points", lambda rng, m, n, k: [np.concatenate([x[:m], 1.1 * x[m:]])
                                                         for x in pts(rng, m, n, k)])
 
 
 PLANTED = {
     "menon.a_operator_transpose": _plant_transpose,
-    "menon.end_to_end_balanced": lambda mp: mp.setattr(ME, "_a_op", _scaled(X.a_op, 1.001)),
-    "menon.partial_product_svd": lambda mp: mp.setattr(ME, "psd_power", lambda S, a: X.psd_powers(S, [1.05 * a])[0]),
-    "menon.riemannian_gradient": lambda mp: mp.setattr(ME, "_a_op", _scaled(X.a_op, 1.001)),
-    "menon.riemannian_gradient_flow": lambda mp: mp.setattr(ME, "_a_op", _scaled(X.a_op, 1.001)),
-    "menon.a_operator_spectrum": lambda mp: mp.setattr(ME, "_a_mat", _scaled(X.a_mat, 1.001)),
-    "menon.metric_coordinates": lambda mp: mp.setattr(ME, "_a_mat", _scaled(X.a_mat, 1.001)),
+    "menon.end_to_end_balanced": lambda mp: mp.setattr(E2E, "_a_op", _scaled(X.a_op, 1.001)),
+    "menon.partial_product_svd": lambda mp: mp.setattr(E2E, "psd_power", lambda S, a: X.psd_powers(S, [1.05 * a])[0]),
+    "menon.riemannian_gradient": lambda mp: mp.setattr(RG, "_a_op", _scaled(X.a_op, 1.001)),
+    "menon.riemannian_gradient_flow": lambda mp: mp.setattr(RG, "_a_op", _scaled(X.a_op, 1.001)),
+    "menon.a_operator_spectrum": lambda mp: mp.setattr(SP, "_a_mat", _scaled(X.a_mat, 1.001)),
+    "menon.metric_coordinates": lambda mp: mp.setattr(SP, "_a_mat", _scaled(X.a_mat, 1.001)),
     "menon.balanced_sign_convention": lambda mp: mp.setattr(
-        B, "_membership", (lambda m: lambda Ws, G: m(Ws, [1.01 * g for g in G]))(B._membership)),
+        BV, "_membership", (lambda m: lambda Ws, G: m(Ws, [1.01 * g for g in G]))(BV._membership)),
     "menon.equal_singular_values": _plant_sval,
     "menon.balanced_dimension": _plant_jac_z,
-    "menon.end_to_end_any_g": lambda mp: mp.setattr(B, "_formula_49", _scaled(B._formula_49, 1.001)),
+    "menon.end_to_end_any_g": lambda mp: mp.setattr(BD, "_formula_49", _scaled(BD._formula_49, 1.001)),
     "menon.gd_balance_drift": _plant_first_grad,
     "menon.simons_cone": _plant_cone,
     "menon.caricature_loss": lambda mp: mp.setattr(dln, "grads", (lambda f: lambda Ws, Ep: [1.001 * g for g in f(
         Ws, Ep)])(dln.grads)),
-    "menon.norm_identity": lambda mp: mp.setattr(MO, "_norm_outcome", (lambda f: lambda p: f(p, sign=-1))(
-        MO._norm_outcome)),   # the (4.8) sign convention
-    "menon.rank_one_zero_set": lambda mp: mp.setattr(MO, "_k3_outcome", (lambda f: lambda W, xp=None: f(
-        np.array([[1.0, W[0, 1]], [1.01 * W[1, 0], 1.0]]), xp))(MO._k3_outcome)),
-    "menon.polar_svd": lambda mp: mp.setattr(PA, "_polar_parts", (lambda f: lambda W, swap=False: f(W, True))(
-        PA._polar_parts)),    # Q = V_P V_R^T (swapped)
-    "menon.svd_parametrisation": lambda mp: mp.setattr(PA, "_svd_instance", (lambda f: lambda p: (
-        f(p)[0], [1.01 * q if i == 1 else q for i, q in enumerate(f(p)[1])]))(PA._svd_instance)),  # Q_{N-1} not orthogonal
-    "menon.rank_deficient_svd": lambda mp: mp.setattr(PA, "_rank_instance", (lambda f: lambda p: (
-        f(p)[0] * np.array([1.0, 1.0, 1e-9])[: p.r], f(p)[1]))(PA._rank_instance)),  # sigma_r ~ 0: rank < r
-    "menon.pullback_metric": lambda mp: mp.setattr(GE, "_h_formula", _scaled(GE._h_formula, 1.001)),
-    "menon.orthonormal_basis": lambda mp: mp.setattr(GE, "_thm14_basis", (lambda f: lambda lam, Qs, sign=-1.0: f(
-        lam, Qs, 1.0))(GE._thm14_basis)),   # the printed '+' of (8.21)
-    "menon.fibres_are_orbits": lambda mp: mp.setattr(GE, "_rotations", (lambda f: lambda d, c, rng: [
-        1.01 * r for r in f(d, c, rng)])(GE._rotations)),   # the group action leaves O_d: M is not preserved
+    "menon.norm_identity": lambda mp: mp.setattr(REM, "_norm_outcome", (lambda f: lambda p: f(p, sign=-1))(
+        REM._norm_outcome)),   # the (4.8) sign convention
+    "menon.rank_one_zero_set": lambda mp: mp.setattr(R1, "_k3_outcome", (lambda f: lambda W, xp=None: f(
+        np.array([[1.0, W[0, 1]], [1.01 * W[1, 0], 1.0]]), xp))(R1._k3_outcome)),
+    "menon.polar_svd": lambda mp: mp.setattr(POL, "_polar_parts", (lambda f: lambda W, swap=False: f(W, True))(
+        POL._polar_parts)),    # Q = V_P V_R^T (swapped)
+    "menon.svd_parametrisation": lambda mp: mp.setattr(SVD, "_svd_instance", (lambda f: lambda p: (
+        f(p)[0], [1.01 * q if i == 1 else q for i, q in enumerate(f(p)[1])]))(SVD._svd_instance)),  # Q_{N-1} not orthogonal
+    "menon.rank_deficient_svd": lambda mp: mp.setattr(SVD, "_rank_instance", (lambda f: lambda p: (
+        f(p)[0] * np.array([1.0, 1.0, 1e-9])[: p.r], f(p)[1]))(SVD._rank_instance)),  # sigma_r ~ 0: rank < r
+    "menon.pullback_metric": lambda mp: mp.setattr(TP, "_h_formula", _scaled(TP._h_formula, 1.001)),
+    "menon.orthonormal_basis": lambda mp: mp.setattr(SUB, "_thm14_basis", (lambda f: lambda lam, Qs, sign=-1.0: f(
+        lam, Qs, 1.0))(SUB._thm14_basis)),   # the printed '+' of (8.21)
+    "menon.fibres_are_orbits": lambda mp: mp.setattr(FIB, "_rotations", (lambda f: lambda d, c, rng: [
+        1.01 * r for r in f(d, c, rng)])(FIB._rotations)),   # the group action leaves O_d: M is not preserved
     "menon.thin_gradients": lambda mp: mp.setattr(dln, "grads", (lambda f: lambda Ws, Ep: [
         g + 0.01 * w for g, w in zip(f(Ws, Ep), Ws)])(dln.grads)),   # a weight-decay term: not a gradient of E o phi
-    "menon.parameter_count": lambda mp: mp.setattr(MO, "_gauge_basis", (lambda f: lambda Ws, gens: f(
-        Ws, gens) + 1e-3)(MO._gauge_basis)),   # orbit generators pushed off the kernels of D phi and dC
+    "menon.parameter_count": lambda mp: mp.setattr(REM, "_gauge_basis", (lambda f: lambda Ws, gens: f(
+        Ws, gens) + 1e-3)(REM._gauge_basis)),   # orbit generators pushed off the kernels of D phi and dC
 }
 
 

@@ -1,4 +1,5 @@
-"""Theorem 1(a): G-balanced varieties are invariant under the gradient flow of E o phi.
+"""Menon §4.2 with §7.1 (seed lines 211-223), Theorem 1(a): G-balanced varieties are invariant under the
+gradient flow of E o phi.
 
 Sign convention (erratum E1, recorded here once for the whole menon package): we write
 ``C_p = W_{p+1}^T W_{p+1} - W_p W_p^T``, which is ``G_p`` of eq. (4.8) and ``-G_p`` of
