@@ -226,7 +226,7 @@ def g_twopoint(B, tp):
 
 
 def g_leaky(B, lk):
-    # theorems/jacot/hamiltonian.py defaults: w = 6, N = 5, Lt = 3, B scale 0.1, n_out = 100, rtol 1e-11
+    # theorems/jacot/sec2_4_hamiltonian.py defaults: w = 6, N = 5, Lt = 3, B scale 0.1, n_out = 100, rtol 1e-11
     sizes = [(3, 4, 2.0, 10)] if B.quick else [(6, 5, 3.0, 100), (12, 5, 1.0, 100), (20, 10, 2.0, 50)]
     for w, N, Lt, n_out in sizes:
         rng = np.random.default_rng(w * 100 + N)

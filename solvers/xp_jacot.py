@@ -166,7 +166,7 @@ def hamilton_rhs(xp, A, B, Lt: float):
 
 
 def coi_tol(xp, A, bias: bool = True):
-    """Rounding model of :func:`coi` (as ``theorems.jacot.minima.coi_tol``): 10 n eps cond(G) on the kept
+    """Rounding model of :func:`coi` (as ``theorems.jacot._shared.coi_tol``): 10 n eps cond(G) on the kept
     spectrum of the Gram ``G``."""
     G = gram(xp, A, bias)
     lam = xp.linalg.eigvalsh(G)
