@@ -966,9 +966,16 @@ def _k1(p, m):
 
 @r318.numeric
 def _(p):
-    """K_1 >= M_Z^2/4 (witness) and K_1 grows with m (x4 in m gives >= x2)."""
+    """K_1 >= M_Z^2/4 (witness) and K_1 grows with m (x4 in m gives >= x2, decided where M <= ||W_init||_F)."""
     k1, MZ = _k1(p, p.m)
     k4, _ = _k1(p, 4 * p.m)
+    a = MZ - p.M                     # ||W_init||_F ~ sqrt(qm): what carries the m-dependence of M_Z = ||Z_init|| + M
+    if p.M > a:
+        # with ||W_init(4m)|| ~ 2a, M_Z^2 grows by ((2a + M)/(a + M))^2, >= 9/4 for M <= a but -> 1 as M/a grows:
+        # a radius M above ||W_init|| masks the m-dependence (Thm 3.7's M = c3/sqrt(nq) is small); the x2 test
+        # is decided for M <= a only (a sweep found m = 1, q = 44, M = 9.35 > a = 7.7 with ratio 1.91)
+        return inconclusive(f"M = {p.M:.3g} exceeds ||W_init||_F = {a:.3g}: the radius masks K_1's growth in m "
+                            f"(ratio {k4 / k1:.3f}); the claim's regime is M << sqrt(qm)", K1_m=k1, K1_4m=k4, M_Z=MZ)
     return Outcome.from_parts({"witness = M_Z^2/4": (abs(k1 - MZ ** 2 / 4), 10 * EPS * MZ ** 2),
                                "grows with m": (max(0.0, 2 - k4 / k1), 0.0)},
                               "K_1 lower bound", {"K1_m": k1, "K1_4m": k4, "M_Z": MZ, "ratio": k4 / k1})
