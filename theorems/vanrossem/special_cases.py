@@ -118,8 +118,14 @@ def _b1_outcome(p, printed=False):
     times = np.linspace(0, p.T, 21)[1:]
     z0 = np.array([math.sqrt(p.dh2_0), math.sqrt(p.dy2_0 / p.dh2_0)])
     P = tp.lift_params(a, p.tau_h, p.tau_y, [0.0])
-    Z = _lifted_path(z0, P, times)
-    Z9 = _lifted_path(z0, P, times, rtol=1e-9, atol=1e-12)
+    try:
+        Z = _lifted_path(z0, P, times)
+        Z9 = _lifted_path(z0, P, times, rtol=1e-9, atol=1e-12)
+    except RuntimeError as exc:  # the explicit integrator's step budget: a stiff instance, not a verdict
+        # (a sweep drew tau_h = 4e-5, delta_x = 71, dh2_0 = 5.6e3: rates ~ a dh2_0 / tau_h ~ 6e11 per unit time)
+        return inconclusive(f"the lifted Eq 7 is too stiff for Dormand-Prince here (rate scale a |dh(0)|^2 / tau_h = "
+                            f"{a * p.dh2_0 / p.tau_h:.3g}): {exc}; the closed form is not compared",
+                            A_high=AH)
     u, v, w = tp.uvw_from_lift(Z, [0.0])
     u9, v9, _ = tp.uvw_from_lift(Z9, [0.0])
     uc = _bernoulli(times, p.dh2_0, AH, p.tau_y, printed)
