@@ -1,22 +1,9 @@
 """Menon §11.1-11.2 (seed lines 854-898): the entropy of isospectral orbits, the anisotropic RLE with a
 loss, and the sphere example of motion by minus one half mean curvature.
 
-Stochastic error model (every claim in this module; catalogue menon §5.3): wherever possible
-the check is an *exact moment identity of the Euler-Maruyama scheme itself* -- the continuum
-identity plus an O(dt) correction written out in closed form or accumulated along the
-simulated paths -- so the only statistical error is the Monte-Carlo standard error and the
-tolerance is ``K_SE * SE`` (``K_SE = 5``: a two-sided Gaussian tail of 6e-7 per checked
-mean).  Where only an order is known (pathwise O(sqrt(dt)) strong error, O(dt) weak error)
-the constant is derived next to the check.  Hermitian matrices carry the norm
-``|M|^2 = Tr(M^* M)`` and the Wiener process ``H`` on ``Her_d`` has i.i.d. standard Gaussian
-coordinates in a Frobenius-orthonormal basis, so ``E|dH_ij|^2 = dt`` off the diagonal
-(footnote 5: this is what makes the drift of (11.1) come out with coefficient one).
-
-Cost model (every numeric check here): sweeps draw paths, T and dt over the declared ranges, so the work
-paths * T/dt * (cost of a path-step) is unbounded.  ``_common.mc_paths`` estimates the seconds from constants
-measured per kernel and caps the paths to fit a budget; every standard error is computed from the paths actually
-run (recorded as paths_used), so a capped check is weaker but still able to fail.  Where even the minimum
-number of paths does not fit, the draw is inconclusive ('take a larger dt or a shorter T').
+Stochastic error model and cost model: those of every claim of the Sections 10-11 modules, written once in
+the docstring of :mod:`theorems.menon._langevin` (exact Euler-Maruyama moment identities, tolerance K_SE * SE;
+paths capped to a time budget by ``_common.mc_paths``, standard errors from the paths actually run).
 """
 from __future__ import annotations
 
