@@ -40,6 +40,10 @@ def load_results(path) -> dict:
         raise ResultsError(f"results file {str(p)!r} is not text") from None
     except json.JSONDecodeError as exc:
         raise ResultsError(f"results file {str(p)!r} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:  # arrays nested deeper than the parser's stack (how deep depends on the caller's)
+        raise ResultsError(f"results file {str(p)!r} nests its JSON too deeply to be a results.json") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise ResultsError(f"results file {str(p)!r} is not a results.json ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("records"), list):
         raise ResultsError(f"{str(p)!r} is not a results.json written by `theorems certify` "
                            f"(expected an object with a 'records' list)")

@@ -380,4 +380,8 @@ def load_sweep(path) -> dict:
         raise SweepError(f"sweep file {str(p)!r} is not valid JSON ({exc.msg}, line {exc.lineno})") from None
     except OSError as exc:
         raise SweepError(f"sweep file {str(p)!r} cannot be read ({exc.strerror})") from None
+    except RecursionError:
+        raise SweepError(f"sweep file {str(p)!r} nests its JSON too deeply to be a sweep tally") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise SweepError(f"sweep file {str(p)!r} is not a sweep tally ({exc})") from None
     return validate_sweep(data, repr(str(p)))
