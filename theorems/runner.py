@@ -13,7 +13,7 @@ from .params import ParamError, Params
 from .record import make_record
 from .vocabulary import BACKENDS, BackendError, Outcome
 
-__all__ = ["run_check", "check_backend", "resolve_for", "evaluate_numeric"]
+__all__ = ["run_check", "check_backend", "resolve_for", "evaluate_numeric", "backend_pair"]
 
 
 def check_backend(check, backend: str) -> None:
@@ -81,3 +81,9 @@ def evaluate_numeric(claim_id: str, given: dict | None = None, backend: str = "n
     params.backend = backend
     out = check.evaluate(params)
     return out.decide(), out.residual, out.tolerance
+
+
+def backend_pair(claim_id: str, given: dict | None = None, ref: str = "numpy", other: str = "array_api_strict"):
+    """``evaluate_numeric`` at the same parameters on two backends: ``((verdict, residual, tolerance) on ref,
+    (verdict, residual, tolerance) on other)``, for tests that hold an array-API path to the NumPy one."""
+    return evaluate_numeric(claim_id, given, ref), evaluate_numeric(claim_id, given, other)
