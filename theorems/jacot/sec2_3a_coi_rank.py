@@ -472,11 +472,52 @@ p1hyp = Claim(
 )
 
 
+#: Image-condition decision by least squares (np.linalg.lstsq, an SVD of sigmabar(A) itself, not the eigenvalues of
+#: its Gram that solvers.leaky uses): relative residual below IMG_HOLDS = the inclusion holds (rounding of a
+#: least-squares solve, ~ max(w, N) eps cond(sigmabar), leaves room up to cond ~ 1e6), above IMG_FAILS = it fails
+#: (a genuine violation leaves an O(1) share of A outside the row space); in between the draw is inconclusive.
+IMG_HOLDS, IMG_FAILS = 1e-8, 1e-4
+
+
 @p1hyp.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """COI with the infinity convention (solvers.xp_jacot.coi as solvers.leaky.coi) against the stable rank."""
+    """The corrected statement's own content, by a route independent of jacot.coi_lower_bound's: (i) the
+    convention's COI (solvers.xp_jacot.coi) is +inf exactly when the image condition fails, decided separately by
+    the least-squares residual of X sigmabar(A) = A; (ii) where it holds, the COI equals |X*|_F^2 of the
+    minimum-norm least-squares solution X* = A sigmabar(A)^+ (so the printed |A sigmabar(A)^+|_F^2 and the convention
+    agree there), and that value is >= the stable rank; (iii) where it fails the bound holds by the convention and
+    the plain value is reported (values["plain_pinv"]: below the stable rank on the defaults, the erratum)."""
     A, xp = _A(p), xp_of(p)
-    return _prop1_outcome(A, _coi_nobias(A, xp), xp)
+    if not np.any(A):
+        return inconclusive("A = 0: the stable rank is undefined (0/0)")
+    A = A / float(np.max(np.abs(A)))          # scale-free (sigmabar is positively homogeneous)
+    S = np.maximum(A, 0.0)
+    s = np.linalg.svd(A, compute_uv=False)
+    srank = float(s.sum() ** 2 / (s * s).sum())
+    coi_conv = _coi_nobias(A, xp)
+    if np.any(S):
+        Xt, *_ = np.linalg.lstsq(S.T, A.T, rcond=None)   # min-norm X^T with S^T X^T ~ A^T
+        res = float(np.linalg.norm(S.T @ Xt - A.T) / np.linalg.norm(A))
+        plain = float(np.sum(Xt * Xt))
+        sv = np.linalg.svd(S, compute_uv=False)
+        kept = sv[sv > max(A.shape) * EPS * sv[0]]
+        cond = float(kept[0] / kept[-1])
+    else:                                         # sigmabar(A) = 0: nothing but 0 lies in its row space
+        res, plain, cond = 1.0, 0.0, 1.0
+    vals = {"image_residual": res, "coi_convention": "inf" if math.isinf(coi_conv) else coi_conv,
+            "plain_pinv": plain, "srank": srank}
+    if IMG_HOLDS < res < IMG_FAILS:
+        return inconclusive(f"image-condition residual {res:.2g} in the grey zone ({IMG_HOLDS:g}, {IMG_FAILS:g})", **vals)
+    holds = res <= IMG_HOLDS
+    parts = {"COI = +inf exactly when Im A^T is not in Im sigmabar(A)^T": (float(holds == math.isinf(coi_conv)), 0.0)}
+    if holds and not math.isinf(coi_conv):
+        # Error model: both are pseudo-inverse quadratic forms on the kept spectrum (relative ~ max(w,N) eps cond^2)
+        tol = 10 * max(A.shape) * EPS * cond ** 2 * max(plain, srank, 1.0)
+        parts["COI = |A sigmabar(A)^+|_F^2 (least squares) where the image condition holds"] = (abs(coi_conv - plain), tol)
+        parts["|A sigmabar(A)^+|_F^2 >= stable rank"] = (max(0.0, srank - plain), tol)
+    return Outcome.from_parts(parts, values=vals,
+                              message=f"image condition {'holds' if holds else 'fails'} (residual {res:.2g}); COI "
+                              f"{vals['coi_convention']}, plain |A sigmabar^+|^2 = {plain:.6g}, stable rank {srank:.6g}")
 
 
 p1hyp.property(over=("w", "N", "seed", "shift", "A"), max_examples=25)
