@@ -227,11 +227,17 @@ adaptive = Claim(
     status="holds",
     params=[
         Param.int("L", 20, 2, 200, "number of layers", search=(3, 40)),
-        Param.float("rate", 15.0, 0.0, 40.0, "speed of the fast end regions of the test path", search=(1.0, 20.0)),
+        # rate <= 20: beyond, with L >= 40, the damped rule oscillates (last change ~ 2-20 after 2000+ iterations;
+        # sweep seed 9090), so no fixed point exists to test and such draws were inconclusive
+        Param.float("rate", 15.0, 0.0, 20.0, "speed of the fast end regions of the test path", search=(1.0, 20.0)),
         Param.int("w", 5, 1, 20, "width", search=(2, 6)),
         Param.int("N", 4, 1, 20, "data points", search=(2, 6)),
         Param.seed("seed of Z, U, V"),
-        Param.int("iters", 5000, 1, 100_000, "maximum damped iterations (stops when the ratio stalls)"),
+        # at most 20 000 iterations: at L = 200, w = N = 20 an iteration costs ~0.5 ms, so the worst case stays
+        # near 10 s (the old 100 000 took 96 s on a loaded 2-core machine and timed out in the device sweep)
+        # and at least 500: a budget of a few iterations cannot reach the fixed point (8 of 12 inconclusive draws of
+        # sweep seed 9090 had iters <= 40)
+        Param.int("iters", 5000, 500, 20_000, "maximum damped iterations (stops when the ratio stalls)"),
     ],
     notes="Test path A(p) = Z + e^{-rate p} U + e^{-rate(1-p)} V + 0.3 p U (catalogue D5) sampled at "
           "p_l = rho_1 + ... + rho_l. The paper makes no convergence claim: the undamped iteration "
