@@ -135,7 +135,8 @@ def loss_plain(C, pv, T: int, lam):
 
 
 def rnn_loss(A, B, s1, lam, T: int, W_dependent: bool = False):
-    """Remark 2 (see ``theorems.sander.part3_remaining._rnn_loss``): per t, E|y_t - W^t s_1|^2 and E|y_t|^2 + |s_1|^2.
+    """Remark 2 (see ``theorems.sander.ch6_3_incontext_linear_attention._rnn_loss``): per t, E|y_t - W^t s_1|^2
+    and E|y_t|^2 + |s_1|^2.
     Returns two arrays of shape (T,)."""
     xp = namespace(lam)
     Ac, Bc, sc = (xp.astype(a, lam.dtype) for a in (A, B, s1))

@@ -9,8 +9,8 @@ import pytest
 from solvers import xp_sander2 as X
 from theorems.registry import get_claim
 from theorems.runner import backend_pair, evaluate_numeric
-from theorems.sander import incontext as IC
-from theorems.sander import sinkformer as SF
+from theorems.sander import ch5_5_sinkformer_diffusion as SF
+from theorems.sander import ch6_5_3_incontext_positional_encoding as IC
 
 BACKENDS = ("numpy", "array_api_strict")
 

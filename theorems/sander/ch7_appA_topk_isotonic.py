@@ -1,0 +1,207 @@
+"""§7.A.5 Reduction to isotonic optimization and §7.A.8 Dual of isotonic optimization (seed l.5081-5112,
+l.5165-5187): the min/max slip in the proof of Prop 7.5 (l.5103-5105) and the dual block coordinate ascent
+(App. 7.A.8).  Claims: ``sander.topk_isotonic_min``, ``sander.topk_dual_ascent``.
+
+Conventions and the operator-output error model (chapter 7): ``theorems.sander._attention``.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from solvers import topk as tk
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.sander._attention import _in_double_range, _validate_nk
+
+EPS = float(np.finfo(float).eps)
+
+
+# ===========================================================================
+# Prop 7.5 proof, l.5105: max should be min
+mm = Claim(
+    id="sander.topk_isotonic_min",
+    title="Proof of Prop 7.5: f_{phi,R}(x, w) = MIN over v_1 >= ... >= v_n of R*(x_sigma - v) + <phi(v), w> (printed max)",
+    label="Prop 7.5 (proof)",
+    section="7.A.5",
+    equation="",
+    lines=(5103, 5105),
+    statement=r"f_{\varphi,R}(\mathbf x,\mathbf w)=\max_{v_1\ge\dots\ge v_n}R^*(\mathbf x_\sigma-\mathbf v)+"
+              r"\langle\varphi(\mathbf v),\mathbf w\rangle",
+    status="erratum",
+    corrected=r"f_{\varphi,R}(\mathbf x,\mathbf w)=\min_{\mathbf u}R^*(\mathbf x-\mathbf u)+f(\varphi(\mathbf u),\mathbf w)"
+              r"=\min_{v_1\ge\dots\ge v_n}R^*(\mathbf x_\sigma-\mathbf v)+\langle\varphi(\mathbf v),\mathbf w\rangle",
+    params=[
+        Param.int("n", 4, 2, 6, "input size", search=(2, 6)),
+        Param.int("k", 2, 1, 5, "w = 1_k", search=(1, 5)),
+        Param.float("lam", 1.0, 0.05, 3.0, "lambda of R = (lam/2)|.|^2", search=(0.1, 3.0)),
+        Param.seed("seed of x (uniform in [-5, 5])"),
+    ],
+    validate=lambda p: _check_k(p),
+    notes="Catalogue minor erratum (l.5105). phi = id (the mask), p = 2. Corrected: min over u in R^n equals the "
+          "minimum over the n! ordering cones, each an isotonic problem on x_sigma solved by PAV (solvers.topk); the "
+          "global minimum is attained at the sorting permutation (Prop 7.5) and equals PAV on the sorted input. "
+          "Printed: the objective on the monotone cone is unbounded above (it grows like |v|^2/(2 lam) along "
+          "v = t 1), so the max is +inf; the falsifier evaluates it on v = t 1, |t| <= 1e3.",
+    catalogue="sander_part23 §2.4 P7.5/P7.6; §4 minor (ch.7, max -> min at l.5105)",
+    covers=("P7.5",),
+)
+
+
+def _check_k(p):
+    if p.k >= p.n:
+        raise ParamError(f"parameter k={p.k} must be < n={p.n}")
+
+
+def _iso_obj(s, v, w, lam):
+    return float(np.sum((s - v) ** 2) / (2 * lam) + v @ w)
+
+
+def _mm_instance(p):
+    x = np.random.default_rng(p.seed).uniform(-5, 5, p.n)
+    w = (np.arange(p.n) < p.k).astype(float)
+    xs = np.sort(x)[::-1]
+    v, _ = tk.pav(xs, w, p.lam, 2.0, False)
+    return x, w, xs, v
+
+
+@mm.numeric
+def _(p):
+    """min over all ordering cones (PAV on each x_sigma) = PAV on sorted x = value at the sorting permutation."""
+    x, w, xs, v = _mm_instance(p)
+    f_sorted = _iso_obj(xs, v, w, p.lam)
+    vals = []
+    for sig in itertools.permutations(range(p.n)):
+        s = x[list(sig)]
+        vs, _ = tk.pav(s, w, p.lam, 2.0, False)
+        vals.append(_iso_obj(s, vs, w, p.lam))
+    gmin = min(vals)
+    # rounding of the objective: n terms of size (|x| + lam k)^2 / lam; PAV pools to ~ n eps
+    scale = (float(np.max(np.abs(x))) + p.lam * p.k + 1) ** 2 / p.lam
+    tol = 64 * p.n * EPS * scale
+    # local optimality on the cone: random feasible directions never decrease
+    rng = np.random.default_rng(p.seed + 7)
+    worst = 0.0
+    for _ in range(100):
+        u = np.sort(rng.standard_normal(p.n))[::-1] * 1e-3
+        vv = np.sort(v + u)[::-1]
+        worst = max(worst, f_sorted - _iso_obj(xs, vv, w, p.lam))
+    return Outcome.from_parts({"global_min_at_sorted": (abs(gmin - f_sorted), tol), "local_min": (worst, tol)},
+                              f"min over orderings {gmin:.12g}, sorted {f_sorted:.12g}",
+                              {"f_sorted": f_sorted, "min_over_orderings": gmin, "max_over_orderings": max(vals)})
+
+
+mm.property(over=("n", "k", "lam", "seed"), max_examples=12)
+
+
+@mm.falsifier("stated")
+def _(p):
+    """The printed max: sup over the monotone cone (v = t 1, |t| <= 1e3) exceeds f by ~ 1e6 n/(2 lam)."""
+    x, w, xs, v = _mm_instance(p)
+    f_sorted = _iso_obj(xs, v, w, p.lam)
+    ts = np.linspace(-1e3, 1e3, 2001)
+    sup = max(_iso_obj(xs, t * np.ones(p.n), w, p.lam) for t in ts)
+    scale = (float(np.max(np.abs(x))) + p.lam * p.k + 1) ** 2 / p.lam
+    tol = 64 * p.n * EPS * scale
+    return Outcome(residual=abs(sup - f_sorted), tolerance=tol, values={"sup_on_box": sup, "f": f_sorted},
+                   message=f"max over the cone (|t| <= 1e3) = {sup:.3e} vs f = {f_sorted:.6g}")
+
+
+# ===========================================================================
+# D7.2 (7.A.8) dual block coordinate ascent
+def _hprime_inv(z, s_i, w_i, lam, q):
+    """(h_i^*)'(z): the v with h_i'(v) = z, h_i(v) = r*(s_i - v) + w_i v (mask): psi(v - s_i) = lam^(q-1)(z - w_i)."""
+    u = lam ** (q - 1) * (z - w_i)
+    return s_i + math.copysign(abs(u) ** (1 / (q - 1)), u)
+
+
+def _hprime(v, s_i, w_i, lam, q):
+    u = v - s_i
+    return lam ** (1 - q) * math.copysign(abs(u) ** (q - 1), u) + w_i
+
+
+def _dual_ascent(s, w, lam, p, max_sweeps=50_000, tol=0.0):
+    """Block coordinate ascent on the dual of (7.5) (App. 7.A.8): odd then even alpha_i, each a two-element pooling with
+    the neighbours' multipliers as extra linear terms, clipped at 0.  Returns (v, sweeps)."""
+    n = len(s)
+    q = p / (p - 1)
+    a = np.zeros(n + 1)                      # a[0] = a[n] = 0 fixed; a[1..n-1] free (a_i couples v_i, v_(i+1))
+    sweeps = 0
+    for sweeps in range(1, max_sweeps + 1):
+        old = a.copy()
+        for parity in (1, 0):
+            for i in range(1, n):
+                if i % 2 != parity:
+                    continue
+                # v_i = v_(i+1) = g with h_i'(g) = a_i - a_(i-1), h_(i+1)'(g) = a_(i+1) - a_i
+                wb = np.array([w[i - 1] + a[i - 1], w[i] - a[i + 1]])
+                g = tk.pool(s[i - 1:i + 1], wb, lam, p, False, "closed" if p in (2.0, 4 / 3) else "bisect")
+                a[i] = max(0.0, _hprime(g, s[i - 1], w[i - 1], lam, q) + a[i - 1])
+        if np.max(np.abs(a - old)) <= tol:
+            break
+    v = np.array([_hprime_inv(a[i + 1] - a[i], s[i], w[i], lam, q) for i in range(n)])
+    return v, sweeps
+
+
+dual = Claim(
+    id="sander.topk_dual_ascent",
+    title="Block coordinate ascent in the dual of the isotonic problem (the non-Euclidean 'Dykstra') recovers PAV",
+    label="App. 7.A.8",
+    section="7.A.8",
+    equation="",
+    lines=(5165, 5187),
+    statement=r"\min_{v_1\ge\dots\ge v_n}\sum_ih_i(v_i)=\max_{\alpha\in\mathbb R_+^{n-1}}-\sum_ih_i^*(\alpha_i-\alpha_{i-1}),"
+              r"\ v_i^*=(h_i^*)'(\alpha_i^*-\alpha_{i-1}^*)",
+    status="holds",
+    params=[
+        Param.int("n", 12, 2, 40, "dimension", search=(2, 12)),
+        Param.int("k", 4, 1, 39, "w = 1_k", search=(1, 5)),
+        Param.float("p", 4 / 3, 1.0, 3.0, "p (closed-form pooling for 2 and 4/3, bisection otherwise)", low_open=True,
+                    search=(1.2, 2.5)),
+        Param.float("lam", 1.0, 0.0, 10.0, "lambda", low_open=True, search=(0.2, 3.0)),
+        Param.seed("seed of the sorted s (N(0, 1) times 2, descending)"),
+    ],
+    validate=_validate_nk,
+    notes="phi = id (mask). Run until a sweep changes alpha by 0 in floating point (at most 50000 sweeps; "
+          "inconclusive otherwise). Tolerance: the operator error model of the module docstring applied to v.",
+    catalogue="sander_part23 §2.4 D7.2",
+    covers=("D7.2",),
+)
+
+
+def _dual_instance(p):
+    rng = np.random.default_rng(p.seed)
+    s = np.sort(2 * rng.standard_normal(p.n))[::-1]
+    return s, (np.arange(p.n) < min(p.k, p.n)).astype(float)
+
+
+@dual.numeric
+@_in_double_range
+def _(p):
+    """Dual coordinate ascent and PAV give the same v (entrywise)."""
+    s, w = _dual_instance(p)
+    v, sweeps = _dual_ascent(s, w, p.lam, p.p)
+    if sweeps >= 50_000:
+        return inconclusive("dual ascent did not settle in 50000 sweeps")
+    v_pav, _ = tk.pav(s, w, p.lam, p.p, False, "closed" if p.p in (2.0, 4 / 3) else "bisect")
+    S = float(np.max(np.abs(s))) + p.lam * p.k + 1
+    tol = 1e3 * p.n * EPS * S
+    return Outcome(residual=float(np.max(np.abs(v - v_pav))), tolerance=tol, values={"sweeps": sweeps})
+
+
+dual.property(over=("n", "k", "p", "lam", "seed"), max_examples=8)
+
+
+@dual.falsifier("no_clipping", search=("seed",))
+@_in_double_range
+def _(p):
+    """Without the projection alpha_i >= 0 the ascent solves the unconstrained problem (all v_i pooled into one value
+    per chain) -- not the isotonic solution."""
+    s, w = _dual_instance(p)
+    q = p.p / (p.p - 1)
+    # unconstrained dual <=> equality constraints v_1 = ... = v_n: one pool
+    g = tk.pool(s, w, p.lam, p.p, False, "closed" if p.p in (2.0, 4 / 3) else "bisect")
+    v_pav, _ = tk.pav(s, w, p.lam, p.p, False, "closed" if p.p in (2.0, 4 / 3) else "bisect")
+    S = float(np.max(np.abs(s))) + p.lam * p.k + 1
+    return Outcome(residual=float(np.max(np.abs(g - v_pav))), tolerance=1e3 * p.n * EPS * S)
