@@ -2,9 +2,7 @@
 (l.319-327, erratum E1) and the decay of the mean output Eq 18 (l.329-333).
 Claims: ``vanrossem.gradient_factor``, ``vanrossem.mean_output_decay``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

@@ -2,9 +2,7 @@
 stability of the fixed point Eqs 29-31 (l.385-397) and the instability of the origin Eqs 32-35 (l.399-415).
 Claims: ``vanrossem.conservation_law``, ``vanrossem.fixed_point_stability``, ``vanrossem.origin_instability``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

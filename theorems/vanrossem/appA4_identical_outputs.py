@@ -1,9 +1,7 @@
 """App. A.4 Solution for Identical Outputs (seed l.419-435): the Bernoulli solution Eqs 37-40 (erratum E2).
 Claim: ``vanrossem.identical_outputs_bernoulli``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

@@ -2,9 +2,7 @@
 rescaling Eqs 41-43 (erratum E3) and the random-feature distribution Eqs 44-48 (erratum E5).
 Claims: ``vanrossem.lazy_rescaling``, ``vanrossem.random_feature_distribution``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

@@ -3,8 +3,7 @@ two-point data set (l.483-485), the Table 1 configurations (l.491-508) and the f
 Claims: ``vanrossem.hidden_layer_halfway``, ``vanrossem.two_point_dataset``, ``vanrossem.table1_configurations``,
 ``vanrossem.fit_loss_eq49``.
 
-Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (conventions of the
-catalogue's §2.5 "NET" and decisions D1-D6, recorded there once).
+Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (its conventions).
 """
 from __future__ import annotations
 

@@ -2,8 +2,7 @@
 (l.596-603, Fig 12) and C.5 Adam Optimizer (l.623-633, Fig 15).
 Claims: ``vanrossem.eq51_alternatives``, ``vanrossem.loss_curve_third_constant``, ``vanrossem.adam_dynamics``.
 
-Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (conventions of the
-catalogue's §2.5 "NET" and decisions D1-D6, recorded there once).
+Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (its conventions).
 """
 from __future__ import annotations
 
@@ -12,20 +11,8 @@ import math
 import numpy as np
 
 from theorems.claim import Claim, Outcome
-from theorems.vanrossem._networks import (
-    EPS_,
-    VARIANTS,
-    Y1,
-    _converged,
-    _not_converged,
-    _validate_net,
-    eq10_prediction,
-    fitted,
-    net_params,
-    network,
-    theory_uvw,
-    uvw_plot,
-)
+from theorems.vanrossem._networks import (EPS_, VARIANTS, Y1, _converged, _not_converged, _validate_net,
+                                          eq10_prediction, fitted, net_params, network, theory_uvw, uvw_plot)
 
 
 # ===========================================================================

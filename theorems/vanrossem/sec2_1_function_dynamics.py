@@ -2,9 +2,7 @@
 limit (Eqs 3-4, l.65-73) and footnote 1 on functional derivatives (l.73).
 Claims: ``vanrossem.loss_definition``, ``vanrossem.gd_continuous_limit``, ``vanrossem.functional_derivative_footnote``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

@@ -4,9 +4,7 @@ and the equivalence with a two-layer linear network with bias (l.93).
 Claims: ``vanrossem.linearisation_about_mean``, ``vanrossem.effective_gradient_flow``,
 ``vanrossem.two_layer_linear_equivalence``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

@@ -3,9 +3,7 @@ Eqs 19-21 (l.95-105), the representational velocity (l.105, Eq 8) and the integr
 of the representations (Eq 21, l.345-347; lifted integrator, erratum E7).
 Claims: ``vanrossem.reduced_system``, ``vanrossem.representational_velocity``, ``vanrossem.crossing_integration``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 
@@ -17,19 +15,8 @@ import sympy as sp
 from solvers import twopoint as tp
 from solvers import xp_vanrossem as xv
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.vanrossem._common import (
-    EPS,
-    RTOL,
-    consistent_states,
-    constants,
-    converge,
-    flow_params,
-    limit_outcome,
-    limit_tolerance,
-    not_converged,
-    plot_dh2,
-    validate_initial,
-)
+from theorems.vanrossem._common import (EPS, RTOL, consistent_states, constants, converge, flow_params, limit_outcome,
+                                        limit_tolerance, not_converged, plot_dh2, validate_initial)
 from theorems.vanrossem._symbolic import _eq7_sym
 from theorems.vanrossem._two_point_instances import _rv_params, _rv_state
 

@@ -2,9 +2,7 @@
 identity behind its monotone decrease (catalogue R4) and the plateau at small initial weights (Eq 9 with Eq 35).
 Claims: ``vanrossem.loss_curve``, ``vanrossem.lyapunov_identity``, ``vanrossem.loss_plateau``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

@@ -4,8 +4,7 @@ l.116), and Fig 3 (§3.2-3.3, l.124-132): the plateau at small initial weights a
 Claims: ``vanrossem.network_two_constant_fit``, ``vanrossem.deep_network_discrepancy``,
 ``vanrossem.time_constants_only``, ``vanrossem.network_plateau``, ``vanrossem.very_high_weights``.
 
-Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (conventions of the
-catalogue's §2.5 "NET" and decisions D1-D6, recorded there once).
+Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (its conventions).
 The effective-theory claim (``time_constants_only``) follows :mod:`theorems.vanrossem._common`'s conventions.
 These claims are empirical: their checks are trend assertions with the tolerance stated next to each, on reduced
 configurations that run in seconds; the full Table 1 reproductions are ``slow=True``.
@@ -20,19 +19,8 @@ import sympy as sp
 from solvers import twopoint as tp
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.vanrossem._common import EPS, FLOOR, RTOL, _lifted_path, flow_params, validate_initial
-from theorems.vanrossem._networks import (
-    _cfg,
-    _converged,
-    _not_converged,
-    _transition,
-    _validate_net,
-    eq10_prediction,
-    fitted,
-    net_params,
-    network,
-    theory_uvw,
-    uvw_plot,
-)
+from theorems.vanrossem._networks import (_cfg, _converged, _not_converged, _transition, _validate_net, eq10_prediction,
+                                          fitted, net_params, network, theory_uvw, uvw_plot)
 
 
 #: the Table 1 rows of Fig 2 (l.112-120, caption: "variations of the default architecture ... initialized at small

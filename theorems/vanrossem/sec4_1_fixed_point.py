@@ -3,9 +3,7 @@ the stable fixed point Eq 10/36 (l.156-164), the line of equilibria it lies on (
 manifold of Eq 19 (App. A.1).
 Claims: ``vanrossem.two_point_fixed_point``, ``vanrossem.equilibrium_line``, ``vanrossem.off_manifold_limit``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 
@@ -18,19 +16,8 @@ from solvers import rk
 from solvers import twopoint as tp
 from solvers import xp_vanrossem as xv
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.vanrossem._common import (
-    EPS,
-    FLOOR,
-    consistent_states,
-    constants,
-    converge,
-    flow_params,
-    limit_outcome,
-    limit_tolerance,
-    not_converged,
-    plot_dh2,
-    validate_initial,
-)
+from theorems.vanrossem._common import (EPS, FLOOR, consistent_states, constants, converge, flow_params, limit_outcome,
+                                        limit_tolerance, not_converged, plot_dh2, validate_initial)
 from theorems.vanrossem._symbolic import _eq7_sym, _sym
 
 

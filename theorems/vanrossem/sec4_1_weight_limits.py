@@ -2,9 +2,7 @@
 (l.166-170, erratum) and the small-weight (rich) limit Eq 13 (l.171-175).
 Claims: ``vanrossem.large_weight_limit``, ``vanrossem.small_weight_limit``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

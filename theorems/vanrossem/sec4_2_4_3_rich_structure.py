@@ -5,9 +5,7 @@ Claims: ``vanrossem.final_distance_grid``, ``vanrossem.structure_intuition``.
 Networks: :mod:`solvers.mlp` (float64, Xavier-normal with the paper's gain, zero biases, PyTorch ``MSELoss(mean)``
 with the Table learning rates, full-batch gradient descent; decisions D2-D4 of the catalogue); the fast
 reproduction (default run) uses smaller networks than the paper, the full one is ``slow=True``.
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

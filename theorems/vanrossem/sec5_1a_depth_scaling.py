@@ -2,9 +2,7 @@
 initial representational distance, Eq 14 (l.228-232).
 Claim: ``vanrossem.depth_scaling``.
 
-Conventions: see :mod:`theorems.vanrossem._common` (``a = delta_x^2``, ``b = delta_y^2``, Eq 7 time units with
-the paper's Eq 17 gradient factor ``g = 1/2``; lifted integrator).  Numbers quoted in comments come from the
-catalogue (``research/vanrossem_saxe.md``).
+Conventions: :mod:`theorems.vanrossem._common`; numbers quoted in comments come from the catalogue.
 """
 from __future__ import annotations
 

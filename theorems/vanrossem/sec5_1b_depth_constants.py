@@ -2,8 +2,7 @@
 §5.2 Effective Learning Rates (l.239-241).
 Claims: ``vanrossem.depth_constants``, ``vanrossem.depth_parameter_count``.
 
-Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (conventions of the
-catalogue's §2.5 "NET" and decisions D1-D6, recorded there once).
+Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (its conventions).
 """
 from __future__ import annotations
 
@@ -11,16 +10,8 @@ import numpy as np
 
 from solvers import mlp
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.vanrossem._networks import (
-    _cfg,
-    _converged,
-    _not_converged,
-    _validate_net,
-    fit_taus,
-    net_params,
-    network,
-    two_point_data,
-)
+from theorems.vanrossem._networks import (_cfg, _converged, _not_converged, _validate_net, fit_taus, net_params,
+                                          network, two_point_data)
 
 
 # ===========================================================================
