@@ -264,7 +264,7 @@ def g_leaky_net(B, ln):
 
 
 def g_mlp(B, mlp):
-    # App. B networks (theorems/vanrossem/networks.py): two-point data, widths [1] + [units]*hidden + [1];
+    # App. B networks (theorems/vanrossem/_networks.py): two-point data, widths [1] + [units]*hidden + [1];
     # plus a batch of P = 64 points
     sizes = [(2, 20, 4, 50)] if B.quick else [(2, 50, 4, 300), (2, 100, 20, 100), (64, 100, 4, 100)]
     for P, units, hidden, epochs in sizes:

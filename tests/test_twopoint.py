@@ -207,7 +207,7 @@ def test_lazy_rescaling_cosine_draws_are_network_states():
     was a network state in 6 of 20 draws)."""
     from theorems.claim import Params
     from theorems.sweep import draw_params
-    from theorems.vanrossem import special_cases as sc
+    from theorems.vanrossem import appA5_A6_lazy_random_features as sc
 
     p = sc._lz_state(Params({q.name: q.default for q in sc.lazy.params}))
     assert abs(p.w_0 - 0.1) <= 4 * EPS

@@ -15,7 +15,7 @@ pytest.importorskip("array_api_strict")
 from solvers import xp_vanrossem as xv  # noqa: E402
 from theorems.registry import get_claim  # noqa: E402
 from theorems.runner import resolve_for  # noqa: E402
-from theorems.vanrossem import fixed_point  # noqa: E402
+from theorems.vanrossem import sec4_1_fixed_point  # noqa: E402
 
 BACKENDS = ("numpy", "array_api_strict")
 
@@ -93,12 +93,12 @@ def test_planted_field_error_caught_by_equilibrium_line(monkeypatch):
     longer matches the closed form; caught through the array-API path on both backends."""
     given, _ = CASES["vanrossem.equilibrium_line"]
     check = _check("vanrossem.equilibrium_line", "numeric")
-    orig = fixed_point._eq7_c
+    orig = sec4_1_fixed_point._eq7_c
 
     def mutated(y, a, b, th, ty):
         du, dv, dw = orig(y, a, b, th, ty)
         return du, 2 * dv, dw
-    monkeypatch.setattr(fixed_point, "_eq7_c", mutated)
+    monkeypatch.setattr(sec4_1_fixed_point, "_eq7_c", mutated)
     for b in BACKENDS:
         v, r, t = _evaluate(check, given, b)
         assert v == "refuted" and r > t, (b, v, r, t)

@@ -164,3 +164,20 @@ def limit_outcome(p, predicted, res, label, extra=None):
     values.update(extra or {})
     return Outcome(residual=resid, tolerance=tol, values=values,
                    message=f"|dh2(T) - {label}| after converged lifted integration to T={res['t']:.3g}")
+
+
+def _pos(p, *names):
+    for n in names:
+        if not (getattr(p, n) > 0):
+            raise ParamError(f"parameter {n} must be > 0 (got {getattr(p, n)!r})")
+
+
+def _lifted_path(z0, P, times, rtol=RTOL, atol=ATOL, backend="numba"):
+    """Lifted states at the sorted ``times`` (Dormand-Prince, chained from t = 0)."""
+    out, z, t = [], np.asarray(z0, dtype=float), 0.0
+    for t1 in times:
+        if t1 > t:
+            z, _, _ = tp.integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3)
+            t = t1
+        out.append(z.copy())
+    return np.array(out)

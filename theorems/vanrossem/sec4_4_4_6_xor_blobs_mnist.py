@@ -1,14 +1,17 @@
-"""Structured representations in trained networks (van Rossem & Saxe §4.1-4.6, App. B, C.3-C.4): the final-distance
-grid of Fig 5, the XOR task (Fig 6), the orthogonal-feature (blob) task (Figs 7-8, 13), the MNIST experiments (not
-reproducible offline) and the hyper-parameters of Table 2.
+"""§4.4 XOR Task, §4.5 Feature Collapse and §4.6 MNIST (seed l.193-220), with their experiments in App. B.2-B.4
+(l.522-577; Table 2, l.532-543) and App. C.3-C.4 (l.605-621): the XOR task (Fig 6), the orthogonal-feature (blob)
+task (Figs 7-8) and its very-low-weight limit (Fig 13), the MNIST experiments (§3.4 and §4.6; not reproducible
+offline), the exponential weighing of Eq 50, the Taylor ratio of Fig 14 and the hyper-parameters of Table 2.
+Claims: ``vanrossem.xor_structure``, ``vanrossem.feature_collapse``, ``vanrossem.context_merge``,
+``vanrossem.mnist_trajectories``, ``vanrossem.mnist_structure``, ``vanrossem.exponential_weighing``,
+``vanrossem.mnist_taylor_ratio``, ``vanrossem.table2_hyperparameters``.
 
 Networks: :mod:`solvers.mlp` (float64, Xavier-normal with the paper's gain, zero biases, PyTorch ``MSELoss(mean)``
 with the Table learning rates, full-batch gradient descent unless a batch size is stated; decisions D2-D4 of the
 catalogue).  Representation ``H``: :func:`solvers.mlp.hidden_index` (the hidden layer halfway, decision D3).
-
 Every reproduction states the model its assertions come from (Eq 10 and its limits) and its loose margin; the
 fast versions (default run) use smaller networks or data sets than the paper, the full reproductions are
-``slow=True``.  Catalogue numbers are quoted for comparison only.
+``slow=True``.
 """
 from __future__ import annotations
 
@@ -17,206 +20,11 @@ import itertools
 import math
 
 import numpy as np
-from scipy.optimize import brentq, minimize
 
 from solvers import mlp
-from solvers import twopoint as tp
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.vanrossem.modelling import _seed_lines, _table2
-
-EPS = float(np.finfo(float).eps)
-
-
-# ---------------------------------------------------------------------------
-# shared helpers
-def _eq10(u0, v0, a, b, ratio):
-    """Eq 10 with ``tau_y/tau_h = ratio`` from a network's ``(u0, v0)``."""
-    return tp.eq10(u0 - ratio * a * v0 / u0, math.sqrt(ratio * a * b))
-
-
-@functools.lru_cache(maxsize=64)
-def _two_point(dx, dy, width, depth, gain, lr, epochs, seed=0, nonlinearity="leaky_relu", record_every=None):
-    """Train on the two-point task of App. B.1 (``x = -1, -1 + dx``; ``y = 0.6, 0.6 + dy``); returns the record's
-    epochs and ``(u, v, w)`` at the halfway layer, and the final loss."""
-    X = np.array([[-1.0], [-1.0 + dx]])
-    Y = np.array([[0.6], [0.6 + dy]])
-    widths = [1] + [width] * depth + [1]
-    H = mlp.hidden_index(widths)
-    rec = mlp.train(X, Y, widths, nonlinearity, gain, lr, epochs, seed, record_every=record_every or epochs,
-                    backend="numba", loss="mse_mean", record_layers=(H,))
-    u, v, w = mlp.uvw(rec.layer(H), rec.outputs, Y[0], Y[1])
-    return rec.epochs, u, v, w, float(rec.losses[-1])
-
-
-def _ratio_from_final(u0, v0, a, b, u_end):
-    """The ``tau_y/tau_h`` for which Eq 10 returns ``u_end`` (one-parameter fit at the anchor), or None."""
-    f = lambda lr: _eq10(u0, v0, a, b, math.exp(lr)) - u_end  # noqa: E731
-    lo, hi = -30.0, 10.0
-    if f(lo) * f(hi) > 0:
-        return None
-    return math.exp(brentq(f, lo, hi, xtol=1e-12))
-
-
-def _eq7_path(u0, v0, w0, a, b, tau_h, tau_y, times):
-    """Eq 7 (lifted, dim Y = 1) sampled at ``times``; returns ``(u, v, w)`` arrays."""
-    z = tp.lift_from_uvw(u0, v0, w0, math.sqrt(b), m=1)
-    P = tp.lift_params(a, tau_h, tau_y, [math.sqrt(b)])
-    out, t = [z.copy()], float(times[0])
-    for t1 in times[1:]:
-        z, _, _ = tp.integrate_lifted(z, P, float(t1), "numba", 1e-8, 1e-12, t0=t, h0=(t1 - t) * 1e-2)
-        t = float(t1)
-        out.append(z.copy())
-    return tp.uvw_from_lift(np.array(out), [math.sqrt(b)])
-
-
-def _fit_eq49(ts, u, v, w, a, b, grid=10):
-    """Fit ``(tau_h, tau_y)`` of Eq 7 to a recorded trajectory by the Eq 49 cost (sum over recorded epochs of the
-    squared deviations of u, v, w, times the record spacing; decision D6): a log grid, then Nelder-Mead from the
-    best grid point.  Initial conditions: the network's values at epoch 0 (decision D5).  ``w0`` is projected on
-    the dim-Y = 1 branch ``|w0 - v0| = sqrt(v0 b)``."""
-    dt = float(ts[1] - ts[0])
-    w0 = v[0] - math.copysign(math.sqrt(v[0] * b), v[0] - w[0])
-
-    def cost(lp):
-        th, ty = math.exp(lp[0]), math.exp(lp[1])
-        try:
-            U, V, W = _eq7_path(u[0], v[0], w0, a, b, th, ty, ts)
-        except (RuntimeError, ValueError, FloatingPointError):
-            return 1e30
-        c = dt * float(np.sum((U - u) ** 2 + (V - v) ** 2 + (W - w) ** 2))
-        return c if math.isfinite(c) else 1e30
-    T = float(ts[-1])
-    lg = np.linspace(math.log(T / 300), math.log(T / 2), grid)
-    best = min(((cost((x, y)), (x, y)) for x in lg for y in lg), key=lambda t: t[0])
-    res = minimize(cost, np.array(best[1]), method="Nelder-Mead", options={"xatol": 1e-3, "fatol": 1e-6,
-                                                                          "maxiter": 120})
-    return math.exp(res.x[0]), math.exp(res.x[1]), float(res.fun)
-
-
-def _need_seed():
-    L = _seed_lines()
-    if L is None:
-        return None, inconclusive("seed file not found (set THEOREMS_SEEDS): Table 1/2 are read from it")
-    return L, None
-
-
-def _table1(L):
-    rows = {}
-    for ln in range(494, 509):
-        parts = L[ln].rsplit(maxsplit=5)
-        if len(parts) == 6:
-            name_nl, gain, lr, epochs, units, hidden = parts
-            rows[name_nl] = {"gain": float(gain), "lr": float(lr), "epochs": int(epochs), "units": int(units),
-                             "hidden": int(hidden), "line": ln}
-    return rows
-
-
-# ===========================================================================
-# 1. Fig 5: the final representational distance over a grid of input/target distances (catalogue F11, §3 R5)
-grid_claim = Claim(
-    id="vanrossem.final_distance_grid",
-    title="Fig 5: final representational distance of two-point networks vs Eq 10 over a grid of (dx, dy)",
-    label="Fig 5",
-    section="4.1-4.2, B.1",
-    equation="(10), (49)",
-    lines=(153, 180),
-    statement=r"\text{after fitting }\tau_h,\tau_y\text{ at }dx=0.5,dy=1\text{, the final }\|dh\|^2\text{ of networks "
-              r"with }dx\in[0.5,1.5],\ dy\in[0,1]\text{ matches Eq 10}",
-    status="empirical",
-    notes="Model of the assertions: Eq 10 with the ratio tau_y/tau_h fitted at the anchor (dx, dy) = (0.5, 1) and "
-          "(u0, v0) of each network at epoch 0 (decision D5); small weights, so Eq 10 ~ A_low ~ dx dy for dy > 0 and "
-          "Eq 10 = max(A_high, 0) ~ u0 for dy = 0 (equal targets: the pair does not separate). Fast version: 1-D "
-          "two-point task, 2 hidden leaky-ReLU layers of width 100 (Table 1 'Shallow' with width 100 and lr 0.02, "
-          "3000 full-batch epochs), ratio fitted from the anchor's final distance (one parameter), 2x2 grid dx in "
-          "{0.75, 1.5}, dy in {0, 0.5}. Asserted: dy > 0 points within a factor 2 of Eq 10 (catalogue, Shallow: "
-          "u_end/Eq10 in [0.96, 1.55]); dy = 0 points within 20% of u0; the dy = 0 pair ends < 1/2 of the dy > 0 "
-          "pair at the same dx; u_end grows with dx. Slow version: Table 1 'Shallow' exactly (2 x 500, g 0.35, lr "
-          "0.01, 6000 epochs) on the 5x5 grid, tau's fitted by the Eq 49 trajectory cost at the anchor over 3 seeds; "
-          "asserted Pearson >= 0.9 over converged runs (catalogue 0.985) and u_end/Eq10 within a factor 2. The "
-          "20-layer default net is NOT asserted: the catalogue (E11) finds u_end ~ dx^0.23 dy^0.65 there.",
-    catalogue="vanrossem §2.6 F11; §3 R5; §4 E11",
-    covers=("F11", "R5"),
-)
-
-
-def _grid_outcome(cells, width, depth, gain, lr, epochs, fit="final", seeds=(0,)):
-    anchors = [_two_point(0.5, 1.0, width, depth, gain, lr, epochs, s, record_every=max(1, epochs // 150))
-               for s in seeds]
-    ratios, fits = [], []
-    for ts, u, v, w, loss_end in anchors:
-        if fit == "final":
-            r = _ratio_from_final(u[0], v[0], 0.25, 1.0, u[-1])
-            if r is not None:
-                ratios.append(r)
-        else:
-            th, ty, c = _fit_eq49(ts, u, v, w, 0.25, 1.0)
-            fits.append({"tau_h": th, "tau_y": ty, "cost": c})
-            ratios.append(ty / th)
-    if not ratios:
-        return None, inconclusive("no tau_y/tau_h reproduces the anchor's final distance")
-    ratio = float(np.mean(ratios))
-    rows = []
-    for dx, dy in cells:
-        _, u, v, w, loss_end = _two_point(dx, dy, width, depth, gain, lr, epochs, 0)
-        pred = _eq10(u[0], v[0], dx * dx, dy * dy, ratio)
-        rows.append({"dx": dx, "dy": dy, "u0": float(u[0]), "u_end": float(u[-1]), "eq10": pred,
-                     "loss_end": loss_end, "converged": bool(loss_end < 1e-4 * max(dy * dy, 1e-2))})
-    return {"ratio": ratio, "ratios": ratios, "fits": fits, "rows": rows}, None
-
-
-def _grid_plot(rows, title):
-    return {"kind": "line", "x": [r["eq10"] for r in rows],
-            "series": {"network u_end": [r["u_end"] for r in rows], "Eq 10": [r["eq10"] for r in rows]},
-            "xlabel": "Eq 10 prediction", "ylabel": "final |dh|^2", "title": title}
-
-
-@grid_claim.reproduction
-def grid_fast(p):
-    """2x2 grid (dx in {0.75, 1.5}, dy in {0, 0.5}) of width-100 'Shallow' nets vs Eq 10 (anchor-fitted ratio)."""
-    res, bad = _grid_outcome([(0.75, 0.0), (0.75, 0.5), (1.5, 0.0), (1.5, 0.5)], 100, 2, 0.35, 0.02, 3000)
-    if bad:
-        return bad
-    R = {(r["dx"], r["dy"]): r for r in res["rows"]}
-    parts = {}
-    for (dx, dy), r in R.items():
-        if dy > 0:
-            parts[f"|log(u_end/Eq10)| at ({dx},{dy}) <= log 2"] = (abs(math.log(r["u_end"] / r["eq10"])), math.log(2))
-        else:
-            parts[f"|u_end/u0 - 1| at ({dx},0) <= 0.2"] = (abs(r["u_end"] / r["u0"] - 1), 0.2)
-    for dx in (0.75, 1.5):
-        parts[f"u_end(dy=0)/u_end(dy=0.5) at dx={dx} <= 0.5"] = (R[(dx, 0.0)]["u_end"] / R[(dx, 0.5)]["u_end"], 0.5)
-    parts["u_end(0.75,0.5)/u_end(1.5,0.5) < 1"] = (R[(0.75, 0.5)]["u_end"] / R[(1.5, 0.5)]["u_end"], 1.0 - 1e-9)
-    return Outcome.from_parts(parts, "Fig 5 (fast): width-100 Shallow nets", values={
-        "tau_ratio_fitted": res["ratio"], "grid": res["rows"], "plot": _grid_plot(res["rows"], "Fig 5 (fast)")})
-
-
-@grid_claim.reproduction(name="full_grid", slow=True)
-def grid_full(p):
-    """Table 1 'Shallow' (2 x 500) on the 5x5 grid, Eq 49 fit at the anchor over 3 seeds; Pearson >= 0.9."""
-    L, bad = _need_seed()
-    if bad:
-        return bad
-    row = _table1(L)["Shallow leaky relu"]
-    cells = [(float(dx), float(dy)) for dx in np.linspace(0.5, 1.5, 5) for dy in np.linspace(0.0, 1.0, 5)]
-    res, bad = _grid_outcome(cells, row["units"], row["hidden"], row["gain"], row["lr"], row["epochs"], fit="eq49",
-                             seeds=(0, 1, 2))
-    if bad:
-        return bad
-    conv = [r for r in res["rows"] if r["converged"]]
-    pos = [r for r in conv if r["dy"] > 0]
-    pear = float(np.corrcoef([r["u_end"] for r in conv], [r["eq10"] for r in conv])[0, 1])
-    worst = max(abs(math.log(r["u_end"] / r["eq10"])) for r in pos)
-    # log-log regression of u_end on dx, dy over converged dy > 0 runs (catalogue: dx^1.11 dy^0.62)
-    A = np.column_stack([np.ones(len(pos)), np.log([r["dx"] for r in pos]), np.log([r["dy"] for r in pos])])
-    coef = np.linalg.lstsq(A, np.log([r["u_end"] for r in pos]), rcond=None)[0]
-    return Outcome.from_parts(
-        {"1 - Pearson(u_end, Eq 10) <= 0.1": (1 - pear, 0.1),
-         "max |log(u_end/Eq10)| (dy > 0) <= log 2": (worst, math.log(2)),
-         "fitted tau_y/tau_h vs catalogue 0.47 (|log| <= log 1.5)": (abs(math.log(res["ratio"] / 0.47)),
-                                                                    math.log(1.5))},
-        "Fig 5 (Shallow, 5x5)", values={"pearson": pear, "converged": len(conv), "tau_ratio": res["ratio"],
-                                        "fits": res["fits"], "exponents_dx_dy": coef[1:].tolist(),
-                                        "grid": res["rows"], "plot": _grid_plot(conv, "Fig 5 (Shallow)")})
+from theorems.vanrossem._common import EPS
+from theorems.vanrossem._seed import _need_seed, _table2
 
 
 # ===========================================================================
@@ -511,6 +319,7 @@ mn1 = Claim(
     covers=("MN1", "R9"),
 )
 
+
 mn2 = Claim(
     id="vanrossem.mnist_structure",
     title="Fig 9: MNIST pairwise representational distances correlate with Eq 10 after exponential weighing "
@@ -528,6 +337,7 @@ mn2 = Claim(
     catalogue="vanrossem §2.6 MN2; §3 R9",
     covers=("MN2",),
 )
+
 
 def _eq50(D):
     """Eq 50: ``P_ij = sum_{k,l} exp(-D_ik) D_kl exp(-D_lj)`` (``E D E`` with ``E = exp(-D)`` entrywise)."""

@@ -1,0 +1,486 @@
+"""§3 Universal Dynamics (seed l.114-133; Fig 2 with App. B.1): two fitted constants match trained networks
+(Fig 2, l.112-120), the 20-layer discrepancy (Figs 2 and 5), the dependence on the time constants only (§3.1,
+l.116), and Fig 3 (§3.2-3.3, l.124-132): the plateau at small initial weights and very high initial weights.
+Claims: ``vanrossem.network_two_constant_fit``, ``vanrossem.deep_network_discrepancy``,
+``vanrossem.time_constants_only``, ``vanrossem.network_plateau``, ``vanrossem.very_high_weights``.
+
+Networks and the effective theory along their records: :mod:`theorems.vanrossem._networks` (its conventions).
+The effective-theory claim (``time_constants_only``) follows :mod:`theorems.vanrossem._common`'s conventions.
+These claims are empirical: their checks are trend assertions with the tolerance stated next to each, on reduced
+configurations that run in seconds; the full Table 1 reproductions are ``slow=True``.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import sympy as sp
+
+from solvers import twopoint as tp
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.vanrossem._common import EPS, FLOOR, RTOL, _lifted_path, flow_params, validate_initial
+from theorems.vanrossem._networks import (_cfg, _converged, _not_converged, _transition, _validate_net, eq10_prediction,
+                                          fitted, net_params, network, theory_uvw, uvw_plot)
+
+
+#: the Table 1 rows of Fig 2 (l.112-120, caption: "variations of the default architecture ... initialized at small
+#: weights"): connectivity (Default, Shallow, Narrow; Convolution, Skip and Dropout are not implemented) and
+#: nonlinearity (Linear, ReLU, ELU, Tanh, Swish).  The four "initial weights" rows are Fig 3's.
+FIG2_ROWS = ("Default", "Shallow", "Narrow", "Linear", "ReLU", "ELU", "Tanh", "Swish")
+
+
+def fig2_params():
+    """The parameters of a Fig 2 claim: :func:`net_params` restricted to the setting the paper's evidence covers.
+
+    * ``config``: :data:`FIG2_ROWS`, each with its own Table 1 depth, gain and learning rate (tuned per row, l.487-489:
+      gain "chosen to display rich learning behavior", rate "to produce smooth loss curves while still converging
+      within the 6000 epochs"), so no ``hidden``/``gain``/``lr`` override: a depth or gain away from the row's breaks
+      that tuning (sweep 20261126 over the shared ranges: 3-19 layers, gain 0.08-1.8, rate up to 0.05 gave 11 of 20
+      draws that diverged or never learned, and 3 refuted);
+    * ``units`` in [50, 200]: from the Narrow row's 50 to 2/5 of the rows' 500, which :data:`WORK_MAX` allows at 20
+      layers (the full 500 are the slow reproductions);
+    * ``epochs`` in [6000, 12000]: at least the Table 1 budget the rates were tuned to converge in;
+    * ``dx`` in [0.5, 1.5], ``dy`` in [0.25, 1]: the data distances of the paper's two-point experiments (B.1: 0.5
+      and 1; Fig 5: dx in [0.5, 1.5], dy in [0, 1], cut at 0.25 where b = dy^2 becomes too small to learn to 1%
+      within the budget);
+    * ``record_every`` in [5, 300]: at least 20 recorded points in 6000 epochs;
+    * no ``optimizer``: Fig 2 / l.120 concern networks trained by gradient descent (Adam: adam_dynamics)."""
+    import dataclasses
+    narrow = {"units": (50, 200, 100), "epochs": (6000, 12000, 6000), "dx": (0.5, 1.5, 0.5), "dy": (0.25, 1.0, 1.0),
+              "record_every": (5, 300, 20)}
+    out = []
+    for q in net_params():
+        if q.name in ("hidden", "gain", "lr", "optimizer"):
+            continue
+        if q.name == "config":
+            q = dataclasses.replace(q, choices=tuple(FIG2_ROWS), doc="Table 1 row of Fig 2 (its nonlinearity, gain, "
+                                    "learning rate, depth; width 500 (Narrow: 50) overridden by units)")
+        elif q.name in narrow:
+            lo, hi, d = narrow[q.name]
+            doc = q.doc.split(" (0:")[0].split(" (T3")[0]
+            q = dataclasses.replace(q, low=lo, high=hi, default=d, low_open=False, high_open=False,
+                                    doc=f"{doc} (in [{lo:g}, {hi:g}]: Fig 2's setting)")
+        out.append(q)
+    return out
+
+
+#: work budget of a numeric check that trains a network: epochs x hidden x units x (units + 100) (x2 for per-sample
+#: SGD), the multiply-adds of the forward and backward passes plus the elementwise work per unit.  Measured on the
+#: 2-core CI machine under load: 2e8 to 7e8 per second, so 1.2e10 trains in about 60 s and leaves the fit and the
+#: sweep's 120 s limit room.  (Table 1 rows at full size, 3.6e10, are the slow reproductions.)
+WORK_MAX = 1.2e10
+
+
+def work_estimate(p):
+    c = _cfg(p)
+    return c["epochs"] * c["hidden"] * c["units"] * (c["units"] + 100) * (2 if p.batch_size == 1 else 1)
+
+
+def over_budget(p):
+    """inconclusive(...) when the run of ``p`` exceeds :data:`WORK_MAX`, else None."""
+    w = work_estimate(p)
+    if w <= WORK_MAX:
+        return None
+    c = _cfg(p)
+    return inconclusive(f"training {c['hidden']} x {c['units']} units for {c['epochs']} epochs is ~{w:.2g} multiply-adds, "
+                        f"beyond the {WORK_MAX:.2g} a numeric check runs within its time limit (about 60 s on a CPU); "
+                        "smaller units/hidden/epochs, or the slow reproductions for the Table 1 sizes",
+                        work=w, work_max=WORK_MAX)
+
+
+# ===========================================================================
+# U2 + T4: the two-constant fit of Fig 2
+fit = Claim(
+    id="vanrossem.network_two_constant_fit",
+    title="Two fitted constants make Eq 7 match |dh|^2, |dy|^2 and w of trained networks (Fig 2)",
+    label="Fig 2, Eq 49",
+    section="2.3, 3, B.1",
+    equation="(7), (49)",
+    lines=(112, 120),
+    statement=r"\text{``Despite only needing to fit two constants, the theory matches all three curves quite well "
+              r"for all networks'' (l.120); } \tau_h,\tau_y=\arg\min\int(\|dh\|^2-\|dh\|^2_{\rm th})^2+"
+              r"(\|dy\|^2-\|dy\|^2_{\rm th})^2+(w-w_{\rm th})^2\,dt\ \text{(Eq 49)}",
+    status="empirical",
+    # the setting of the paper's evidence (fig2_params: the Fig 2 rows with their own depth, gain and rate; Fig 5's
+    # data distances); no optimizer parameter: Fig 2 / l.120 concern networks trained by gradient descent
+    params=fig2_params(),
+    validate=_validate_net,
+    notes="Operationalisation of 'matches quite well' (stated, not tuned): the fitted Eq 7 leaves at most 10% of the "
+          "variance of the three curves unexplained (Eq 49 cost / total variation), and Eq 10 with the fitted "
+          "constants and the epoch-0 values (D5) predicts the final |dh|^2 within 10% (catalogue R3 measured 1-3% on "
+          "the configurations that fit well; 10% allows seed-to-seed and float32/float64 differences). Runs that have "
+          "not learned the data (|dy|^2 off b by >1%) are inconclusive. Default: Table 1 'Shallow' at width 100. "
+          "Deep small-initialisation nets (Default, ReLU, Narrow, Intermediate) do NOT satisfy it (catalogue U2 (ii), "
+          "E11): see vanrossem.deep_network_discrepancy. Eq 49 units: rectangle rule over recorded epochs (D6). Scope "
+          "(fig2_params): the setting of the paper's evidence, i.e. the Fig 2 rows of Table 1 (Default, Shallow, "
+          "Narrow, Linear, ReLU, ELU, Tanh, Swish) each with its own depth, gain and rate (no hidden/gain/lr "
+          "override), width 50-200 (Narrow's 50 to the 20-layer budget; 500 is the slow reproductions), 6000-12000 "
+          "epochs, the data distances of B.1 and Fig 5 (dx in [0.5, 1.5], dy in [0.25, 1]); inconclusive past a "
+          "training work of 1.2e10 multiply-adds (~60 s, WORK_MAX); no optimizer parameter (GD only; Adam: "
+          "vanrossem.adam_dynamics). Over the former shared ranges (dx, dy up to 10, 3-19 layers, any gain and rate) "
+          "sweep 20261126 gave 3 certified, 14 inconclusive, 3 refuted, all refutations outside this setting; over "
+          "this scope 19 certified, 1 inconclusive (over budget), 0 refuted (seed 20261126) and 16 certified, 3 "
+          "inconclusive (2 over budget, 1 ReLU net not yet learned at 6161 epochs), 1 refuted (seed 5150). Finding "
+          "kept (inside the paper's setting, catalogue E11): the 20-layer Default row is refuted on some draws, Eq 10 "
+          "with the fitted constants 15% off u_end (sweep 5150 draw 15, width 104) and 41% off at width 200 (seed 0), "
+          "while other Default draws certify: 'for all networks' (l.120) does not hold for every initialisation.",
+    catalogue="vanrossem §2.5 U2, §2.8 T4, §3 R3",
+    covers=("U2", "T4", "R3"),
+)
+
+
+def _fit_outcome(p, kind="eq7"):
+    rec, H, cu, c = network(p)
+    a, b = p.dx ** 2, p.dy ** 2
+    if not _converged(cu, b):
+        return _not_converged(cu, b, c)
+    f = fitted(p, kind)
+    if not math.isfinite(f["cost"]):
+        return inconclusive("no finite Eq 49 fit (the theory left its domain at every grid point)")
+    u_end = float(cu["u"][-1])
+    pred = eq10_prediction(cu, a, b, f["tau_h"], f["tau_y"])
+    t10, t90 = _transition(cu["t"], cu["v"], b)
+    values = {"tau_h": f["tau_h"], "tau_y": f["tau_y"], "tau_y_over_tau_h": f["tau_y"] / f["tau_h"],
+              "fit_cost_eq49": f["cost"], "unexplained_fraction": f["unexplained"], "u0": float(cu["u"][0]),
+              "v0": float(cu["v"][0]), "u_end": u_end, "v_end": float(cu["v"][-1]), "w_end": float(cu["w"][-1]),
+              "eq10_fitted": pred, "eq10_rel_error": (pred - u_end) / u_end, "v_10_90_epochs": [t10, t90],
+              "hidden_layer_H": H, "config": c,
+              "plot": uvw_plot(cu, f, a, b, f"{p.config} ({c['hidden']}x{c['units']}): network vs fitted Eq 7")}
+    parts = {"unexplained fraction <= 0.1": (f["unexplained"], 0.1),
+             "|Eq 10 - u_end| / u_end <= 0.1": (abs(pred - u_end) / u_end, 0.1)}
+    return Outcome.from_parts(parts, f"Eq 49 fit: tau_h = {f['tau_h']:.4g}, tau_y = {f['tau_y']:.4g}, cost "
+                              f"{f['cost']:.4g}", values)
+
+
+@fit.numeric
+def _(p):
+    """Train the network, fit (tau_h, tau_y) by Eq 49, compare the curves and the Eq 10 prediction."""
+    if getattr(p, "optimizer", "gd") != "gd":
+        # Fig 2 / l.120 concern the Table 1 networks, trained by (full-batch or per-sample) gradient descent; the sweep
+        # refuted two Adam runs (lr 0.3-0.9), which are vanrossem.adam_dynamics' subject, not this claim's
+        return inconclusive("optimizer = adam: the claim (Fig 2, l.120) is about networks trained by gradient descent; "
+                            "Adam is vanrossem.adam_dynamics")
+    return over_budget(p) or _fit_outcome(p)
+
+
+fit.property(over=("seed",), max_examples=3,
+             description="the Shallow (width 100) fit certifies for other initialisation seeds")
+
+
+@fit.reproduction(slow=True)
+def _(p):
+    """Table 1 'Shallow' at full size (2 x 500) vs the catalogue's U2 row (tau_h 235.1, tau_y 111.6, cost 34.2,
+    u_end 0.3506, Eq 10 0.3616), within 10% (initialisation draws differ: PyTorch vs NumPy generator, float32)."""
+    from theorems.claim import Params
+    p = Params({x.name: x.default for x in fit.params}).replace(units=500, record_every=10)
+    out = _fit_outcome(p)
+    v = out.values
+    ref = {"tau_h": 235.1, "tau_y": 111.6, "fit_cost_eq49": 34.2, "u_end": 0.3506, "eq10_fitted": 0.3616}
+    parts = {f"{k} vs {r}": (abs(v[k] - r) / r, 0.1) for k, r in ref.items()}
+    return Outcome.from_parts(parts, "Shallow 2x500 vs catalogue U2", {k: v[k] for k in ref} | {"plot": v["plot"]})
+
+
+@fit.reproduction(name="table1_rows", slow=True)
+def _(p):
+    """The catalogue's U2 suite test (R3): on the Table 1 'Tanh', 'Linear' and 'High initial weights' rows (20 x 500,
+    6000 epochs, ~1-2 min each) Eq 10 with the fitted constants is within 5% of u_end; fitted constants and costs of
+    every row are reported (for comparison with catalogue U2: 161.0/94.1, 150.7/93.8, 152.8/32.8)."""
+    from theorems.claim import Params
+    base = Params({x.name: x.default for x in fit.params})
+    parts, values = {}, {}
+    for row in ("Tanh", "Linear", "High initial weights"):
+        out = _fit_outcome(base.replace(config=row, units=0, record_every=10))
+        v = out.values
+        if "eq10_rel_error" not in v:
+            parts[f"{row} converged"] = (1.0, 0.0)
+            continue
+        values[row] = {k: v[k] for k in ("tau_h", "tau_y", "fit_cost_eq49", "unexplained_fraction", "u0", "u_end",
+                                         "eq10_fitted")}
+        parts[f"{row}: |Eq 10 - u_end|/u_end <= 0.05"] = (abs(v["eq10_rel_error"]), 0.05)
+    return Outcome.from_parts(parts, "Table 1 rows where the catalogue's fit is good", values)
+
+
+# ===========================================================================
+# E11: the deep small-initialisation discrepancy
+deep = Claim(
+    id="vanrossem.deep_network_discrepancy",
+    title="Deep small-initialisation nets jump far more sharply than any fitted Eq 7 trajectory (E11)",
+    label="Fig 2, Fig 5",
+    section="3, 4.1",
+    equation="(7), (10)",
+    lines=(112, 120),
+    statement=r"\text{(catalogue E11) For the 20-layer small-initialisation nets the fitted Eq 7 transition of } "
+              r"\|dy\|^2 \text{ is much wider than the network's, and Eq 10 with the fitted constants overestimates "
+              r"the final } \|dh\|^2",
+    status="empirical",
+    params=net_params(config="Narrow", units=0),
+    validate=_validate_net,
+    notes="Default: the Table 1 'Narrow' row at full size (20 x 50, 6000 epochs; ~1 s). Measured: the 10%->90% "
+          "rise of |dy|^2 takes W_net epochs in the network and W_th in the fitted theory. Trend assertions (catalogue "
+          "E11: default net W_th/W_net ~ 10, Eq 10 +24% to +78%): W_th/W_net >= 3 and Eq 10 (fitted) >= 1.1 u_end. "
+          "Structural reason (catalogue U2 (iii)): in Eq 7 the escape time is ~ln(1/eps)/lambda_+ and the transition "
+          "width a few 1/lambda_+, so plateau/width ~ ln(1/eps)/few, while deep nets have plateau/width ~ 17. This "
+          "contradicts the l.120 'for all networks' in our conventions (possibly convention-dependent: D1-D3).",
+    catalogue="vanrossem §4 E11, §2.5 U2 (ii)-(iii)",
+    covers=("E11",),
+)
+
+
+def _deep_outcome(p):
+    rec, H, cu, c = network(p)
+    a, b = p.dx ** 2, p.dy ** 2
+    if not _converged(cu, b):
+        return _not_converged(cu, b, c)
+    f = fitted(p)
+    ut, vt, wt, ok = theory_uvw(cu["u"][0], cu["v"][0], cu["w"][0], cu["t"], a, b, f["tau_h"], f["tau_y"])
+    n10, n90 = _transition(cu["t"], cu["v"], b)
+    t10, t90 = _transition(cu["t"], vt, b)
+    if not (math.isfinite(t90) and n90 > n10):
+        return inconclusive("the fitted theory does not complete its transition within the record",
+                            tau_h=f["tau_h"], tau_y=f["tau_y"])
+    ratio = (t90 - t10) / (n90 - n10)
+    u_end = float(cu["u"][-1])
+    pred = eq10_prediction(cu, a, b, f["tau_h"], f["tau_y"])
+    values = {"tau_h": f["tau_h"], "tau_y": f["tau_y"], "fit_cost_eq49": f["cost"],
+              "unexplained_fraction": f["unexplained"], "network_10_90": [n10, n90], "theory_10_90": [t10, t90],
+              "width_ratio": ratio, "plateau_over_width_network": n10 / (n90 - n10),
+              "plateau_over_width_theory": t10 / (t90 - t10), "u0": float(cu["u"][0]), "u_end": u_end,
+              "eq10_fitted": pred, "eq10_rel_error": (pred - u_end) / u_end,
+              "plot": uvw_plot(cu, f, a, b, f"{p.config} ({c['hidden']}x{c['units']}): network vs fitted Eq 7")}
+    parts = {"theory/network transition width >= 3": (3.0 / ratio, 1.0),
+             "Eq 10 overestimates u_end by >= 10%": (1.1 * u_end / pred, 1.0)}
+    return Outcome.from_parts(parts, f"transition width network {n90 - n10:.0f} vs theory {t90 - t10:.0f} epochs",
+                              values)
+
+
+@deep.numeric
+def _(p):
+    """Transition widths of |dy|^2 (network vs fitted theory) and Eq 10 vs u_end."""
+    return _deep_outcome(p)
+
+
+@deep.reproduction(slow=True)
+def _(p):
+    """Table 1 'Default' (20 x 500, 6000 epochs, ~1-2 min): catalogue E11 measured network 10->90% 3791->4010 vs
+    best-fit theory ~3080->5050, Eq 10 0.1326 vs u_end 0.0792; same two trend assertions."""
+    from theorems.claim import Params
+    return _deep_outcome(Params({x.name: x.default for x in deep.params}).replace(config="Default",
+                                                                                  record_every=10))
+
+
+# ===========================================================================
+# 6. Only tau_h, tau_y (and a/tau_h) enter (l.116, catalogue U1)
+universality = Claim(
+    id="vanrossem.time_constants_only",
+    title="Eq 7 refers to the network only through tau_h and tau_y; the input scale only through a/tau_h",
+    label="l.116",
+    section="3.1",
+    equation="(7)",
+    lines=(116, 116),
+    statement=r"\text{the dynamics in Eq 7 contain no direct reference to the implementation details of the network, "
+              r"only two effective learning rates }1/\tau_h,\ 1/\tau_y",
+    status="holds",
+    params=flow_params(dh2_0=0.3, dy2_0=0.2, w_0=0.1) + [
+        Param.float("lam", 3.0, FLOOR, 1e3, "common factor of a and tau_h", search=(0.1, 10.0)),
+        Param.float("c", 2.0, FLOOR, 1e3, "common factor of both tau's (a time rescaling t -> t/c)",
+                    search=(0.1, 10.0)),
+        Param.float("T", 4.0, FLOOR, 100.0, "time horizon", search=(0.5, 10.0)),
+    ],
+    validate=validate_initial,
+    notes="Two exact symmetries of Eq 7: (a, tau_h) -> (lam a, lam tau_h) leaves the field unchanged (a enters only as "
+          "a/tau_h), and (tau_h, tau_y) -> (c tau_h, c tau_y) divides it by c (time rescaling). So fitted 'tau_h' "
+          "absorb the input scale, and only tau_y/tau_h shapes the orbits. Falsifier: changing a alone changes the "
+          "trajectory.",
+    catalogue="vanrossem §2.5 U1",
+    covers=("U1",),
+)
+
+
+def _u1_traj(p, a, th, ty, times):
+    z0 = tp.lift_from_uvw(p.dh2_0, p.dy2_0, p.w_0, p.delta_y)
+    dY = [p.delta_y, 0.0]
+    return np.array(tp.uvw_from_lift(_lifted_path(z0, tp.lift_params(a, th, ty, dY), times), dY))
+
+
+def _u1_outcome(p, scale_a_only=False):
+    a = p.delta_x ** 2
+    times = np.linspace(0, p.T, 11)[1:]
+    ref = _u1_traj(p, a, p.tau_h, p.tau_y, times)
+    sym = _u1_traj(p, p.lam * a, p.tau_h * (1.0 if scale_a_only else p.lam), p.tau_y, times)
+    slow = _u1_traj(p, a, p.c * p.tau_h, p.c * p.tau_y, p.c * times)
+    scl = np.max(np.abs(ref), axis=1, keepdims=True) + 1e-300
+    # error model: two adaptive Dormand-Prince runs (rtol 1e-11) on different step sequences: 1e3 rtol times the
+    # component scale, plus 64 eps rounding
+    bound = (1e3 * RTOL + 64 * EPS) * scl
+    parts = {"(lam a, lam tau_h) (residual / bound)": (float(np.max(np.abs(sym - ref) / bound)), 1.0)}
+    if not scale_a_only:
+        parts["(c tau_h, c tau_y) at c t (residual / bound)"] = (float(np.max(np.abs(slow - ref) / bound)), 1.0)
+    return Outcome.from_parts(parts, "trajectories (dh2, dy2, w) under the symmetries of Eq 7",
+                              values={"max_abs_diff": float(np.max(np.abs(sym - ref))), "T": p.T})
+
+
+@universality.numeric
+def universality_numeric(p):
+    """Lifted trajectories at (a, tau_h), (lam a, lam tau_h) and (c tau_h, c tau_y, c t) coincide."""
+    return _u1_outcome(p)
+
+
+universality.property(over=("lam", "c", "tau_h", "tau_y", "delta_x", "delta_y"), max_examples=12)
+
+
+@universality.falsifier("input_scale_alone", search=("lam",))
+def universality_a_alone(p):
+    """a -> lam a with tau_h fixed: a different trajectory (the input scale is not invisible by itself)."""
+    return _u1_outcome(p, scale_a_only=True)
+
+
+def _universality_symbolic_core(variant="stated"):
+    """Eq 7 field: invariant under (a, tau_h) -> (lam a, lam tau_h); divided by c under both tau's -> c tau's."""
+    th, ty, a, b, u, v, w, lam, c = sp.symbols("tau_h tau_y a b u v w lam c", positive=True)
+    f = [-a / th * w, -w * (u / ty + a / th * v / u),
+         -(3 * w - v + b) * u / (2 * ty) - a / (2 * th) * (v + w) * w / u]
+    th_new = th / lam if variant == "a_times_tau_h" else lam * th
+    cc = c ** 2 if variant == "time_unit_squared" else c
+    n1 = sum(1 for e in f if sp.expand(sp.together(e.subs({a: lam * a, th: th_new}, simultaneous=True) - e)) != 0)
+    n2 = sum(1 for e in f if sp.expand(sp.together(e.subs({th: c * th, ty: c * ty}, simultaneous=True) - e / cc)) != 0)
+    return Outcome(residual=n1 + n2, tolerance=0, values={
+        "method": "sympy.together/expand", "proved": "Eq 7 depends on a, tau_h only via a/tau_h; tau's set the time unit"},
+        message="field components that changed")
+
+
+@universality.symbolic(timeout=60)
+def universality_symbolic(p):
+    """Eq 7 field: invariant under (a, tau_h) -> (lam a, lam tau_h); divided by c under both tau's -> c tau's."""
+    return _universality_symbolic_core()
+
+
+@universality.mutant({
+    'a_times_tau_h': 'a and tau_h enter only via a tau_h (invariance under (a, tau_h) -> (lam a, tau_h/lam))',
+    'time_unit_squared': "tau's -> c tau's divides the field by c^2",
+}, timeout=60)
+def universality_symbolic_mutant(p, variant):
+    """The statement perturbed, through the same procedure as the symbolic check: it must not reduce to 0."""
+    out = _universality_symbolic_core(variant)
+    out.message = f"{variant}: {out.message}"
+    return out
+
+
+# ===========================================================================
+# P1: plateau at small initial weights, immediate decrease at large ones (networks)
+plateau = Claim(
+    id="vanrossem.network_plateau",
+    title="Small initial weights give a plateau, large ones an immediate decrease (networks)",
+    label="Fig 3",
+    section="3",
+    equation="(9)",
+    lines=(124, 132),
+    statement=r"\text{Small initial weights: plateau-like dynamics; large initial weights: immediate exponential "
+              r"decay of the loss (l.124, l.132)}",
+    status="empirical",
+    params=[p for p in net_params() if p.name not in ("gain",)] + [
+        Param.float("gain_small", 0.15, 0.01, 5.0, "the small Xavier gain"),
+        Param.float("gain_mid", 0.35, 0.01, 5.0, "an intermediate gain (Table 1 Shallow)"),
+        Param.float("gain_large", 1.0, 0.01, 5.0, "the large Xavier gain"),
+    ],
+    validate=lambda p: _validate_gains(p),
+    notes="Measured on the difference loss L_D = (2w - v + b)/8 (the ybar-independent part of Eq 9, catalogue P1): "
+          "t_half = first epoch with L_D <= L_D(0)/2, t_10 = first epoch with L_D <= 0.9 L_D(0). Trend assertions: "
+          "(i) t_half strictly decreases with the gain; (ii) plateau at small gain: t_10/t_half >= 0.7 (a pure "
+          "exponential from t=0 has t_10/t_half = ln(10/9)/ln 2 = 0.152); (iii) the onset ratio t_10/t_half is "
+          "smaller at the large gain than at the small gain. Catalogue P1: in networks L_D first rises slightly while "
+          "ybar is fitted (coupling excluded by Eq 6), so 'immediate exponential decay' is read after that transient; "
+          "the effective-theory plateau law t_half ~ ln(1/eps)/lambda_+ is checked on the ODE elsewhere.",
+    catalogue="vanrossem §2.5 P1, L2",
+    covers=("P1", "L2"),
+)
+
+
+def _validate_gains(p):
+    _validate_net(p.replace(gain=0.0))
+    if not p.gain_small < p.gain_mid < p.gain_large:
+        raise ParamError(f"need gain_small < gain_mid < gain_large (got {p.gain_small}, {p.gain_mid}, "
+                         f"{p.gain_large})")
+
+
+def _plateau_times(cu, b):
+    LD = (2 * cu["w"] - cu["v"] + b) / 8
+    t = cu["t"]
+    i50, i90 = np.argmax(LD <= LD[0] / 2), np.argmax(LD <= 0.9 * LD[0])
+    if LD[i50] > LD[0] / 2:
+        return math.nan, math.nan, LD
+    return float(t[i50]), float(t[i90]), LD
+
+
+@plateau.numeric
+def _(p):
+    """Half-times and onset ratios of the difference loss at three gains."""
+    b = p.dy ** 2
+    res = {}
+    series = {}
+    for name in ("gain_small", "gain_mid", "gain_large"):
+        rec, H, cu, c = network(p.replace(gain=p[name]))
+        th, t10, LD = _plateau_times(cu, b)
+        if not math.isfinite(th):
+            return inconclusive(f"L_D did not halve within {c['epochs']} epochs at gain {p[name]}", gain=p[name])
+        res[name] = {"gain": p[name], "t_half": th, "t_10": t10, "onset_ratio": t10 / th, "u0": float(cu["u"][0]),
+                     "max_LD_over_LD0": float(LD.max() / LD[0])}
+        series[f"gain {p[name]}"] = LD / LD[0]
+    ts = [res[k]["t_half"] for k in ("gain_small", "gain_mid", "gain_large")]
+    mono = max(ts[1] / ts[0], ts[2] / ts[1])
+    t = network(p.replace(gain=p.gain_small))[2]["t"]
+    idx = np.unique(np.linspace(0, len(t) - 1, min(200, len(t))).round().astype(int))
+    values = {"runs": res, "plot": {"kind": "line", "x": [float(x) for x in t[idx]],
+                                    "series": {k: [float(x) for x in s[idx]] for k, s in series.items()},
+                                    "xlabel": "epoch", "ylabel": "L_D(t) / L_D(0)",
+                                    "title": "difference loss at three initial gains"}}
+    parts = {"t_half decreasing in gain (max ratio < 1)": (mono, 1.0),
+             "plateau at small gain: 0.7 / (t_10/t_half) <= 1": (0.7 / res["gain_small"]["onset_ratio"], 1.0),
+             "onset earlier at large gain (ratio large/small < 1)": (
+                 res["gain_large"]["onset_ratio"] / res["gain_small"]["onset_ratio"], 1.0)}
+    return Outcome.from_parts(parts, f"t_half = {ts}", values)
+
+
+# ===========================================================================
+# P2: very large initial weights
+very_high = Claim(
+    id="vanrossem.very_high_weights",
+    title="At even larger initial weights the linear approximation breaks down (Fig 3): not confirmed",
+    label="Fig 3",
+    section="3",
+    equation="(5)",
+    lines=(124, 126),
+    statement=r"\text{``Going to even larger initial weights \ldots\ the linear approximation breaks down'' (l.124)}",
+    status="empirical",
+    params=net_params(config="Very high initial weights", units=100),
+    validate=_validate_net,
+    notes="Quantified as: the Eq 49 fit at the 'Very high' row (gain 1.4) is worse than at the 'High' row (gain "
+          "1.3): unexplained fraction ratio > 1 and Eq 10 error larger. Catalogue P2: NOT confirmed at gain 1.4 (cost "
+          "28.6 vs 12.6 but Eq 10 within 0.8% of u_end). Registered as a slow reproduction (20 x 100) that "
+          "certifies the measurable part -- the fit degrades (unexplained fraction x>=1.5) from gain 1.3 to 1.4 -- "
+          "and reports the Eq 10 errors, which stay small (measured 5.1% and 5.8% at width 100): the fit of the "
+          "curves degrades, the final-distance prediction does not break down at gain 1.4.",
+    catalogue="vanrossem §2.5 P2",
+    covers=("P2",),
+)
+
+
+@very_high.reproduction(slow=True)
+def _(p):
+    """Rows 'High' and 'Very high' at width 100 (20 layers, ~5 s each): both Eq 49 fits and Eq 10 errors.  Certified
+    when the fit degrades from gain 1.3 to 1.4 (unexplained fraction at least 1.5 times larger), the part of the
+    claim that is measurable here; the Eq 10 errors are reported (catalogue at width 500: 0.8% at gain 1.4)."""
+    from theorems.claim import Params
+    base = Params({x.name: x.default for x in very_high.params})
+    vals = {}
+    for row in ("High initial weights", "Very high initial weights"):
+        out = _fit_outcome(base.replace(config=row))
+        vals[row] = {k: out.values.get(k) for k in ("tau_h", "tau_y", "fit_cost_eq49", "unexplained_fraction",
+                                                      "u0", "u_end", "eq10_fitted", "eq10_rel_error")}
+    hi, vh = vals["High initial weights"], vals["Very high initial weights"]
+    if hi["unexplained_fraction"] is None or vh["unexplained_fraction"] is None:
+        return inconclusive("a run did not converge", **vals)
+    ratio = vh["unexplained_fraction"] / hi["unexplained_fraction"]
+    return Outcome(residual=1.5 / ratio, tolerance=1.0, values=vals | {"unexplained_ratio": ratio},
+                   message=f"unexplained fraction Very high {vh['unexplained_fraction']:.3g} vs High "
+                           f"{hi['unexplained_fraction']:.3g} (ratio {ratio:.3g}); Eq 10 errors "
+                           f"{vh['eq10_rel_error']:.3g} vs {hi['eq10_rel_error']:.3g}")
