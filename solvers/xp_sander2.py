@@ -15,7 +15,7 @@ verdict is brought back.
   what the array path runs on every backend.
 * the Laurent-polynomial quadrature losses of chapter 6 (complex arrays over the roots-of-unity torus);
 * the Momentum ResNet forward rule (4.2), its inverse (4.3) and the first-order rounding model of
-  ``theorems.sander.momentum`` as array updates (``x`` is ``(B, d)``, weights ``(L, p, d)``).
+  ``theorems.sander.ch4_3_1_momentum_inverse`` as array updates (``x`` is ``(B, d)``, weights ``(L, p, d)``).
 """
 from __future__ import annotations
 
@@ -237,8 +237,9 @@ def inverse_jacobian(x, gamma: float, W1n, W2n, bn):
 
 
 def first_order_bound(gamma: float, xs, vs, W1, W2, b, eps: float):
-    """The first-order rounding model of ``theorems.sander.momentum`` (module docstring there), for every depth
-    0..L: a host NumPy array (L+1,).  Arrays float64 of one namespace; the per-depth maxima come back at once."""
+    """The first-order rounding model of ``theorems.sander.ch4_3_1_momentum_inverse`` (module docstring there),
+    for every depth 0..L: a host NumPy array (L+1,).  Arrays float64 of one namespace; the per-depth maxima come
+    back at once."""
     xp = namespace(xs)
     L, p, d = W1.shape
     B = xs.shape[1]
@@ -307,10 +308,11 @@ def layerwise_roundtrip(xs, vs, gamma: float, W1, W2, b, eps: float):
     the dtype of the forward pass), all layers at once; compared with the computed layer input (x_n, v_n).
 
     Error model (first order, one layer, no amplification across layers): the forward rounding delta_n of layer n
-    (componentwise <= u_n = 3 eps m_n + (1-gamma) df_n, the module model of theorems.sander.momentum) reaches the
-    recovered input through one inverse Jacobian, |J_n^{-1}|_inf u_n; the inverse step's own rounding is <= u_n in
-    the numerator of v_n, divided by gamma, plus one rounding of the result: bound_n = u_n (|J_n^{-1}|_inf + 1/gamma + 1)
-    per sample.  Returns host floats (max over layers and samples of error / bound, max error)."""
+    (componentwise <= u_n = 3 eps m_n + (1-gamma) df_n, the module model of theorems.sander.ch4_3_1_momentum_inverse)
+    reaches the recovered input through one inverse Jacobian, |J_n^{-1}|_inf u_n; the inverse step's own rounding
+    is <= u_n in the numerator of v_n, divided by gamma, plus one rounding of the result:
+    bound_n = u_n (|J_n^{-1}|_inf + 1/gamma + 1) per sample.  Returns host floats (max over layers and samples of
+    error / bound, max error)."""
     xp = namespace(xs)
     dt = xs.dtype
     g = xp.asarray(gamma, dtype=dt)

@@ -8,7 +8,7 @@ import pytest
 import scipy.linalg as sla
 
 from theorems.cli import main
-from theorems.sander import psi
+from theorems.sander import ch4_4_3b_culver as psi
 
 DELTA = 2.0 ** -50
 

@@ -1,5 +1,6 @@
-"""Tests of theorems.sander.representable: command-line decisions (Thm 4.4 / 4.7), bad input, the private
-numerical helpers (preimages of f_eps, series reversion, exact rule at lambda_eps), and property tests
+"""Tests of sander.representable (theorems/sander/ch4_4_3d_representable.py; the decision procedure in
+solvers/psi_representable.py and solvers/psi_preimage.py): command-line decisions (Thm 4.4 / 4.7), bad input,
+the private numerical helpers (preimages of f_eps, series reversion, exact rule at lambda_eps), and property tests
 (D = Psi_eps(theta) is decided representable and reconstructed; an unpaired eigenvalue below lambda_eps
 is decided not representable)."""
 import json
@@ -9,9 +10,10 @@ import pytest
 from hypothesis import given, settings, HealthCheck
 from hypothesis import strategies as st
 
+from solvers import psi_preimage as P
+from solvers import psi_representable as R
 from solvers.psi_eps import f_eps, lambda_eps, psi_eps
 from theorems.cli import main
-from theorems.sander import representable as R
 
 
 def run(capsys, *argv):
@@ -177,29 +179,29 @@ def test_cli_falsifiers_refuted_and_gap_claim(capsys):
 # ---------------------------------------------------------------------------
 # helpers
 def test_nonreal_preimage_fixture_and_branch():
-    z = R._nonreal_preimage(-0.8, 1.0)
+    z = P._nonreal_preimage(-0.8, 1.0)
     assert abs(z - (-10.2150897663036 + 4.79878355084543j)) < 1e-11
     assert abs(complex(f_eps(np.complex128(z), 1.0)) + 0.8) < 1e-14
     with pytest.raises(ArithmeticError):
-        R._nonreal_preimage(0.1, 1.0)      # in (lambda_eps, e^-kappa): every preimage is real
+        P._nonreal_preimage(0.1, 1.0)      # in (lambda_eps, e^-kappa): every preimage is real
 
 
 def test_real_preimage_is_monotone_branch():
     lam, a = lambda_eps(1.0)
-    xs = [R._real_preimage(w, 1.0) for w in (lam + 1e-6, -0.3, 0.0, 0.3, 5.0)]
+    xs = [P._real_preimage(w, 1.0) for w in (lam + 1e-6, -0.3, 0.0, 0.3, 5.0)]
     assert all(x > -a * a for x in xs) and np.all(np.diff(xs) > 0)
     assert abs(float(f_eps(xs[3], 1.0)) - 0.3) < 1e-15
 
 
 def test_series_reversion_inverts_the_taylor_series():
     z0 = -3.0 + 2.0j
-    c = R._taylor(z0, 0.7, 5)
-    b = R._revert(c, 5)
+    c = P._taylor(z0, 0.7, 5)
+    b = P._revert(c, 5)
     t = 1e-3
     h = sum(b[k] * t**k for k in range(1, 6))
     assert abs(complex(f_eps(np.complex128(z0 + h), 0.7)) - c[0] - t) < 1e-15
     # log(1 + t) reversion of exp at 0: b_k = (-1)^(k+1)/k
-    bb = R._revert([1, 1, 1 / 2, 1 / 6, 1 / 24], 4)
+    bb = P._revert([1, 1, 1 / 2, 1 / 6, 1 / 24], 4)
     assert np.allclose(bb[1:], [1, -1 / 2, 1 / 3, -1 / 4])
 
 

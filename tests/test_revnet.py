@@ -1,4 +1,5 @@
-"""Command-line behaviour of the sander RevNet / first-order-flow claims (theorems/sander/revnet.py)."""
+"""Command-line behaviour of the sander RevNet / first-order-flow claims (theorems/sander/
+ch4_3_3a_revnet_fixed_points.py, ch4_appB5_B7_first_order.py)."""
 import json
 
 import numpy as np
