@@ -4,6 +4,17 @@ Transformers, in Theory and Action" (PhD thesis, 2024; seed 004_1c55d58107c357f8
 Catalogues: ``research/sander_part1.md`` (Part I, chapters 1-3) and
 ``research/sander_part23.md`` (Parts II-III, chapters 4-7).  Claim ids are ``sander.<name>``.
 
+Chapter 4 (Momentum ResNets) follows the thesis's sections (each module's docstring gives its seed lines):
+``ch4_3_1_momentum_inverse`` (§4.1, §4.3.1), ``ch4_3_2_memory`` (§4.3.2), ``ch4_3_3a_revnet_fixed_points`` and
+``ch4_3_3b_revnet_continuous`` (§4.3.3, App. 4.A.0), ``ch4_3_4_verlet`` (§4.3.4), ``ch4_4_2_second_order``
+(§4.4.2, App. 4.A.1, 4.B.4), ``ch4_4_3a_psi_solution``, ``ch4_4_3b_culver``, ``ch4_4_3c_psi_threshold`` and
+``ch4_4_3d_representable`` (§4.4.3, App. 4.A.2-4.A.3), ``ch4_5_experiments`` (§4.5), ``ch4_appA3_f_eps``
+(App. 4.A.3.1, 4.A.3.3), ``ch4_appA3_4_jordan`` (App. 4.A.3.4), ``ch4_appB1_B3_universality`` (App. 4.B.1-4.B.3),
+``ch4_appB5_B7_first_order`` (App. 4.B.5-4.B.7), ``ch4_appC_exact_multiplication`` (App. 4.C) and
+``ch4_appE_backprop`` (App. 4.E).  Private helpers shared by several of them: ``_momentum`` (the chapter's
+conventions, RevNet spectral numerics and their eigenvalue error model, the ODE solve); the Thm 4.4/4.7
+decision procedure is in ``solvers.psi_representable`` and ``solvers.psi_preimage``.
+
 Chapters 5-7 (Parts II-III): claim modules follow the thesis' sections (each module's docstring gives its
 seed lines): ``ch5_3_sinkformer_attention`` (§5.3, §5.A.1, §5.B), ``ch5_4_sinkformer_gradient_flows`` (§5.4),
 ``ch5_5_sinkformer_diffusion`` (§5.5), ``ch5_6_sinkformer_experiments`` (§5.6),
