@@ -1,14 +1,15 @@
 """Private helpers shared by several claim modules of Sander's thesis, Part I (chapters 1-3; seed
 004_1c55d58107c357f8.txt, l.705-2804; catalogue ``research/sander_part1.md``).  No claims are declared here.
 
-It holds, in the order of the thesis: the log-log slope fit of Sec 2.3.1 (``_fit_slope``, used by
-``ch2_3_1a_distance_to_ode`` and ``ch2_3_1b_nonsmooth_weights``); harness H2 of the linear ResNets of Sec 2.3.2
-and App 2.A.2-2.A.5 (``prods``, ``loss``, ``grad``, ``opn``, ``_spd``, ``_psi_init``, ``_flow``,
-``_thr_corrected``, ``_h2_instance``; used by the three ``ch2_3_2*`` modules); the weight draws of the adjoint
-harness of Sec 2.4 (``FAMILIES``, ``_draw``; used by ``ch2_4_adjoint_method`` and ``ch2_appA8_heun_proofs``);
-and the chapter-3 training tools (``SLOPE_TOL``, ``ACTS``, ``_slopes``, ``_ladder``; used by
-``ch3_3_definitions``, ``ch3_4_large_depth_limit`` and ``ch3_appA0_backprop_lipschitz``).  The conventions these
-helpers fix are written here once; the claim modules refer to them.
+It holds, in the order of the thesis: the log-log slope fit with its standard error (``_fit_slope``,
+used by ``ch2_3_1a_distance_to_ode``, ``ch2_3_1b_nonsmooth_weights`` and ``ch2_4_adjoint_method``); harness H2
+of the linear ResNets of Sec 2.3.2 and App 2.A.2-2.A.5 (``prods``, ``loss``, ``grad``, ``opn``, ``_spd``,
+``_psi_init``, ``_flow``, ``_thr_corrected``, ``_h2_instance``; used by the three ``ch2_3_2*`` modules); the
+weight draws of the adjoint harness of Sec 2.4 (``FAMILIES``, ``_draw``; used by ``ch2_4_adjoint_method`` and
+``ch2_appA8_heun_proofs``); the chapter-3 training tools (``SLOPE_TOL``, ``ACTS``, ``_ladder``; used by
+``ch3_3_definitions``, ``ch3_4_large_depth_limit`` and ``ch3_appA0_backprop_lipschitz``); and the local
+log-log slopes ``_slopes`` (chapter 3's rates, and Prop 1.1's in ``ch1_2_resnets_discretize_odes``).  The
+conventions these helpers fix are written here once; the claim modules refer to them.
 
 Linear ResNets (Sec 2.3.2, App 2.A.2-2.A.5; catalogue sander_part1 §2.2 (L1-L12), §3.1 D4-D7, §3.2 R2, §4 E1,
 E2, E6, E18).  Notation decisions (catalogue §6):

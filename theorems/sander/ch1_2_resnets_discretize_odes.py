@@ -23,14 +23,10 @@ from scipy.integrate import solve_ivp
 from solvers import xp_sander1 as xk
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
+from theorems.sander._part1 import _slopes
 
 
 EPS = float(np.finfo(float).eps)
-
-
-def _slopes(Ns, es):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.diff(np.log(np.asarray(es, float))) / np.diff(np.log(np.asarray(Ns, float)))
 
 
 # ===========================================================================

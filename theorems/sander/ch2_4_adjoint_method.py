@@ -17,7 +17,7 @@ import sympy as sp
 
 from solvers import resnet_ode as ro
 from theorems.claim import Claim, Outcome, Param, ParamError
-from theorems.sander._part1 import FAMILIES, _draw
+from theorems.sander._part1 import FAMILIES, _draw, _fit_slope
 
 
 EPS = float(np.finfo(float).eps)
@@ -68,16 +68,6 @@ def _avg(method, family, N, d, seed, backend="numba"):
     out.update(Lf=max(m["Lf"] for m in ms), rounding=max(m["rounding"] for m in ms),
                grad_rounding=max(m["grad_rounding"] for m in ms), Delta=max(m["Delta"] for m in ms))
     return out
-
-
-def fit_slope(Ns, errs):
-    """Least-squares slope of log(err) against log(N) and its standard error."""
-    x, y = np.log(np.asarray(Ns, float)), np.log(np.asarray(errs, float))
-    A = np.vstack([x, np.ones_like(x)]).T
-    coef = np.linalg.lstsq(A, y, rcond=None)[0]
-    r = y - A @ coef
-    cov = (r @ r / max(len(x) - 2, 1)) * np.linalg.inv(A.T @ A)
-    return float(coef[0]), float(np.sqrt(cov[0, 0]))
 
 
 def _common_params(N_default=64, N_search=(4, 512)):
@@ -257,8 +247,8 @@ def _(p):
 # measured rates, Euler
 def _rates(method, family, d, seed, Ns=GRID):
     rows = [_avg(method, family, N, d, seed) for N in Ns]
-    sr, ser = fit_slope(Ns, [r["recon"] for r in rows])
-    sg, seg = fit_slope(Ns, [r["grad"] for r in rows])
+    sr, ser = _fit_slope(Ns, [r["recon"] for r in rows])
+    sg, seg = _fit_slope(Ns, [r["grad"] for r in rows])
     return rows, (sr, ser), (sg, seg)
 
 
@@ -361,8 +351,8 @@ def _(p):
     # 0.12 +- 0.06: the bound holds, a fixed exponent -1 does not.
     Ns = np.array(GRID, float)
     D = np.array([r["Delta"] for r in rows], float)
-    nr, ner = fit_slope(GRID, [r["recon"] / (d_ / n + 1 / n ** 2) for r, d_, n in zip(rows, D, Ns)])
-    ng, neg = fit_slope(GRID, [r["grad"] / (d_ / n ** 2 + 1 / n ** 3) for r, d_, n in zip(rows, D, Ns)])
+    nr, ner = _fit_slope(GRID, [r["recon"] / (d_ / n + 1 / n ** 2) for r, d_, n in zip(rows, D, Ns)])
+    ng, neg = _fit_slope(GRID, [r["grad"] / (d_ / n ** 2 + 1 / n ** 3) for r, d_, n in zip(rows, D, Ns)])
     parts = {"thesis_recon_rate": (max(nr, 0), SLOPE_TOL + 3 * ner),
              "thesis_grad_rate": (max(ng, 0), SLOPE_TOL + 3 * neg)}
     if p.family == "smooth":  # the catalogue's measured exponents (deterministic for smooth weights only)
