@@ -63,7 +63,7 @@ def test_strict_agrees_with_numpy_on_a_second_parameter_set(cid):
 
 def _planted_prop12(monkeypatch):
     """Euler steps without the 1/N (x_{n+1} = x_n + f(x_n)): an O(1) error, far above the bound."""
-    from theorems.sander import intro
+    from theorems.sander import ch1_2_resnets_discretize_odes as intro
 
     def wrong(f, E1, E2, x, N):
         xs = []
@@ -76,9 +76,9 @@ def _planted_prop12(monkeypatch):
 
 def _planted_prop32(monkeypatch):
     """The ResNet output shifted by a constant 1e-2: the gap no longer decays like 1/L."""
-    from theorems.sander import large_depth
-    right = large_depth._resnet_out
-    monkeypatch.setattr(large_depth, "_resnet_out", lambda p, xp, Vf, Wf, X, L: right(p, xp, Vf, Wf, X, L) + 1e-2)
+    from theorems.sander import ch3_3_definitions as defs
+    right = defs._resnet_out
+    monkeypatch.setattr(defs, "_resnet_out", lambda p, xp, Vf, Wf, X, L: right(p, xp, Vf, Wf, X, L) + 1e-2)
 
 
 PATCHES = {"sander.intro_prop12": _planted_prop12, "sander.ode_discretisation": _planted_prop32}

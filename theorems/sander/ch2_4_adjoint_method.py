@@ -1,22 +1,12 @@
-"""Chapter 2, Sec 2.4-2.5 and App 2.A.6-2.A.9, 2.B-2.C: memory-free (adjoint) backpropagation for ResNets
-and HeunNets, and the experiments.
+"""Chapter 2, Sec 2.4 "Adjoint Method in Residual Networks" (seed l.854-910), with the proofs of App 2.A.6-2.A.8
+(l.1316-1453): memory-free (adjoint) backpropagation for ResNets and HeunNets.  Prop 2.9 (l.856-872; reversal
+by backward Euler, ``sander.adjoint_reconstruction_euler``), Prop 2.10 (l.874-880; ``sander.adjoint_gradient_euler``),
+the measured rates of Props 2.9-2.12 (l.866-898; ``sander.adjoint_euler_rates``, ``sander.adjoint_heun_rates``) and
+Prop 2.11's constant (l.892-894, erratum E3; ``sander.heun_reconstruction_constant``).
 
-Catalogue sander_part1 §2.3 (A1-A8), §2.4 (X2.1-X2.8), §3.2 R3-R5, §4 E3, E4, E5, E17.
-
-Harness (catalogue §2.3, ``solvers.resnet_ode``): ``f(x, theta) = tanh(W x + b)`` with ``theta = (W, b)``,
-``d = 4``, one sample, loss ``1/2 |x_N - y|^2``; gradients are in all of ``(W_n, b_n)``.
-
-Notation decisions (catalogue §6):
-
-* "error in gradients" = ``max_n (|dW_n - dW~_n|_F^2 + |db_n - db~_n|^2)^{1/2}`` (absolute); the relative error
-  (divided by ``max_n`` of the exact gradient's norm) is reported too (Fig 2.3(c) plots it).
-* ``C_f = sup |f| = sqrt(d)`` for tanh (sharp), ``L_f = max_n |W_n|_2`` (upper bound of ``|d_x f|``).
-* HeunNet: ``N + 1`` parameter sets ``theta_0..theta_N`` (E17: l.882 prints ``theta_1..theta_N``).
-* ``Delta_theta^N = max_n |theta_{n+1} - theta_n|^2`` (squared, as printed); Prop 2.11's constant is corrected
-  to ``C'_f = L'_theta L_theta / 4`` (E3).
-* Weight families: ``smooth`` (``W_n = W0 + sin(2 pi n/N) W1``, ``b_n = b0 + (n/N) b1``) and ``iid`` (bounded
-  i.i.d. perturbations, so Assumption 2.8 holds with N-independent constants; see ``solvers.resnet_ode``).
-  The smooth profile is the same function for every ``N`` (drawn from ``seed`` only).
+Catalogue sander_part1 §2.3 (A1-A5, A8), §3.2 R3-R5, §4 E3, E17.  Harness and notation decisions (the
+"error in gradients", ``C_f``, ``L_f``, the ``N + 1`` HeunNet parameter sets, ``Delta_theta^N``, the ``smooth``
+and ``iid`` weight families): see :mod:`theorems.sander._part1`.
 """
 from __future__ import annotations
 
@@ -26,25 +16,17 @@ import numpy as np
 import sympy as sp
 
 from solvers import resnet_ode as ro
-from solvers import xp_sander1 as xk
-from solvers.fd import gradient_with_error
-from solvers.xp import on, xp_of
-from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError
+from theorems.sander._part1 import FAMILIES, _draw, _fit_slope
+
 
 EPS = float(np.finfo(float).eps)
-FAMILIES = ("smooth", "iid")
+
+
 GRID = (64, 128, 256, 512)
+
+
 N_SEEDS_IID = 4
-
-
-# ---------------------------------------------------------------------------
-# shared measurement
-def _draw(family, N, d, seed, heun):
-    gen = ro.smooth_weights if family == "smooth" else ro.iid_weights
-    W, b = gen(N, d, np.random.default_rng(seed), heun=True)     # N + 1 sets; Euler uses the first N
-    r = np.random.default_rng([seed, 7])
-    x0, y = r.standard_normal((1, d)), r.standard_normal((1, d))
-    return W, b, x0, y
 
 
 def measure(method, family, N, d, seed, backend="numba"):
@@ -86,16 +68,6 @@ def _avg(method, family, N, d, seed, backend="numba"):
     out.update(Lf=max(m["Lf"] for m in ms), rounding=max(m["rounding"] for m in ms),
                grad_rounding=max(m["grad_rounding"] for m in ms), Delta=max(m["Delta"] for m in ms))
     return out
-
-
-def fit_slope(Ns, errs):
-    """Least-squares slope of log(err) against log(N) and its standard error."""
-    x, y = np.log(np.asarray(Ns, float)), np.log(np.asarray(errs, float))
-    A = np.vstack([x, np.ones_like(x)]).T
-    coef = np.linalg.lstsq(A, y, rcond=None)[0]
-    r = y - A @ coef
-    cov = (r @ r / max(len(x) - 2, 1)) * np.linalg.inv(A.T @ A)
-    return float(coef[0]), float(np.sqrt(cov[0, 0]))
 
 
 def _common_params(N_default=64, N_search=(4, 512)):
@@ -149,6 +121,8 @@ def _(p):
 
 
 recon.property(over=("N", "d", "seed", "family"), max_examples=15)
+
+
 recon.tightness(over=("N", "d", "seed", "family"), max_examples=20, approached=False,
                 finding="the sharp bound C_f/N((1+L_f/N)^(N-n) - 1) (checked at every n) is not approached: best ratio "
                         "error/bound 0.539 at N = 1, d = 1 (iid family) over 20 draws of the declared ranges; it "
@@ -273,8 +247,8 @@ def _(p):
 # measured rates, Euler
 def _rates(method, family, d, seed, Ns=GRID):
     rows = [_avg(method, family, N, d, seed) for N in Ns]
-    sr, ser = fit_slope(Ns, [r["recon"] for r in rows])
-    sg, seg = fit_slope(Ns, [r["grad"] for r in rows])
+    sr, ser = _fit_slope(Ns, [r["recon"] for r in rows])
+    sg, seg = _fit_slope(Ns, [r["grad"] for r in rows])
     return rows, (sr, ser), (sg, seg)
 
 
@@ -287,6 +261,7 @@ def _rate_plot(Ns, rows, title):
 
 
 SLOPE_TOL = 0.1   # pre-asymptotic curvature allowance over N = 64..512 (catalogue R3), plus 3 standard errors
+
 
 euler_rates = Claim(
     id="sander.adjoint_euler_rates",
@@ -360,6 +335,7 @@ heun_rates = Claim(
     covers=("A5", "A7", "A8", "X2.5"),
 )
 
+
 HEUN_EXPECT = {"smooth": ((-2.0, -3.0), (-3.0, -4.0)), "iid": ((-1.0, -2.0), (-1.0, -2.0))}
 
 
@@ -375,8 +351,8 @@ def _(p):
     # 0.12 +- 0.06: the bound holds, a fixed exponent -1 does not.
     Ns = np.array(GRID, float)
     D = np.array([r["Delta"] for r in rows], float)
-    nr, ner = fit_slope(GRID, [r["recon"] / (d_ / n + 1 / n ** 2) for r, d_, n in zip(rows, D, Ns)])
-    ng, neg = fit_slope(GRID, [r["grad"] / (d_ / n ** 2 + 1 / n ** 3) for r, d_, n in zip(rows, D, Ns)])
+    nr, ner = _fit_slope(GRID, [r["recon"] / (d_ / n + 1 / n ** 2) for r, d_, n in zip(rows, D, Ns)])
+    ng, neg = _fit_slope(GRID, [r["grad"] / (d_ / n ** 2 + 1 / n ** 3) for r, d_, n in zip(rows, D, Ns)])
     parts = {"thesis_recon_rate": (max(nr, 0), SLOPE_TOL + 3 * ner),
              "thesis_grad_rate": (max(ng, 0), SLOPE_TOL + 3 * neg)}
     if p.family == "smooth":  # the catalogue's measured exponents (deterministic for smooth weights only)
@@ -488,6 +464,8 @@ def _(p):
 
 
 heun_const.property(over=("N", "eps", "case"), max_examples=10)
+
+
 heun_const.tightness(over=("N", "eps", "x0", "case"), max_examples=15, approached=False,
                      witnesses=[{"case": "A", "x0": 0.0}, {"case": "B", "x0": 0.0}],
                      finding="the corrected coefficient (e^L'_f - 1)/L'_f L'_theta L_theta Delta/4 is reached to a "
@@ -516,359 +494,3 @@ def _(p):
 def _(p):
     """Printed C'_f = L'_f L_theta / 4: N err = 1.05e-3 stays above N bound = 7.8e-5 as N grows."""
     return _heun_const_outcome(p, printed=True)
-
-
-# ===========================================================================
-# A6: Lemma 2.14
-lemma214 = Claim(
-    id="sander.heun_lemma_2_14",
-    title="One Heun step followed by its reversal: defect (1/4N)(J_{n+1}-J_n)[f_{n+1}-f_n] + O(1/N^2)",
-    label="Lemma 2.14",
-    section="App 2.A.8",
-    equation="(2.12)",
-    lines=(1398, 1424),
-    statement=r"\psi_n(x+\tfrac1N\varphi_n(x))-\varphi_n(x)=\tfrac1{4N}(J_{n+1}(x)-J_n(x))[f_{n+1}(x)-f_n(x)]+O(\tfrac1{N^2})",
-    status="holds",
-    params=[Param.int("N", 100, 2, 10**5, "depth (the check also runs 10N)", search=(10, 1000)),
-            Param.int("d", 3, 1, 8, "dimension", search=(1, 5)),
-            Param.seed("seed of W_n, W_{n+1}, b's and x")],
-    notes="Typo (E17): 'x in R' should be x in R^d; checked for vectors with f_n = tanh(W_n x + b_n). Numeric: the "
-          "remainder r(N) = |lhs - lead| satisfies (10N)^2 r(10N) <= 1.5 N^2 r(N) (bounded N^2 r), plus rounding "
-          "8 d eps |f| (10N)^2.",
-    catalogue="sander_part1 §2.3 A6; §3.1 D10; §3.2 R4",
-    covers=("A6", "D10"),
-)
-
-
-def _l214(N, d, seed, c=0.25, xp=None):
-    """Array API (NumPy, array-api-strict, CuPy): the Heun step, its reversal and the leading term on ``xp``
-    (the instance is drawn on the host)."""
-    xp = xp_of("numpy") if xp is None else xp
-    rng = np.random.default_rng(seed)
-    W0, W1 = rng.standard_normal((2, d, d)) / np.sqrt(d)
-    b0, b1 = rng.standard_normal((2, d))
-    x = rng.standard_normal(d)
-    W0, W1, b0, b1, x = on(xp, W0, W1, b0, b1, x)
-
-    def f0(z):
-        return xp.tanh(xk.mv(xp, W0, z) + b0)
-
-    def f1(z):
-        return xp.tanh(xk.mv(xp, W1, z) + b1)
-
-    def J(W, b, z):
-        u = xp.tanh(xk.mv(xp, W, z) + b)
-        return xp.expand_dims(1 - u * u, axis=-1) * W
-    phi = 0.5 * (f0(x) + f1(x + f0(x) / N))
-    z = x + phi / N
-    psi = 0.5 * (f1(z) + f0(z - f1(z) / N))
-    lhs = psi - phi
-    lead = c / N * xk.mv(xp, J(W1, b1, x) - J(W0, b0, x), f1(x) - f0(x))
-    nrm = xp.linalg.vector_norm
-    return float(nrm(lhs - lead)), float(nrm(lead)), float(nrm(lhs))
-
-
-def _l214_outcome(p, c):
-    xp = xp_of(p)
-    r1, l1, h1 = _l214(p.N, p.d, p.seed, c, xp)
-    r2, l2, h2 = _l214(10 * p.N, p.d, p.seed, c, xp)
-    if l1 < 1e-8 / p.N:
-        return inconclusive("the leading term vanishes at this x (J_{n+1} - J_n)[f_{n+1} - f_n] = 0", lead=l1)
-    a, b = p.N ** 2 * r1, (10 * p.N) ** 2 * r2
-    rnd = 8 * p.d * EPS * (10 * p.N) ** 2
-    return Outcome(residual=b, tolerance=1.5 * a + rnd, values={
-        "N2_remainder_N": a, "N2_remainder_10N": b, "lead_N": l1, "lhs_N": h1, "lhs_over_lead_10N": h2 / l2},
-        message=f"N^2 |lhs - lead|: {a:.4e} at N={p.N}, {b:.4e} at N={10 * p.N} (constant {c:g})")
-
-
-@lemma214.numeric(backends=("numpy", "cupy"))
-def _(p):
-    """N^2 * |lhs - (1/4N)(J1 - J0)(f1 - f0)| stays bounded from N to 10N."""
-    return _l214_outcome(p, 0.25)
-
-
-lemma214.property(over=("N", "d", "seed"), max_examples=15)
-
-
-@lemma214.falsifier("half_instead_of_quarter", backends=("numpy", "cupy"))
-def _(p):
-    """Leading term with 1/2: the remainder is then O(1/N), so N^2 * remainder grows x10."""
-    return _l214_outcome(p, 0.5)
-
-
-#: the leading term c (J_{n+1} - J_n)[f_{n+1} - f_n] / N of Lemma 2.14: c as printed, and misprints (mutants)
-LEMMA214_FACTORS = {"stated": sp.Rational(1, 4), "half": sp.Rational(1, 2), "sign_flipped": -sp.Rational(1, 4)}
-
-
-def _lemma214_orders(form):
-    e, X, z = sp.symbols("epsilon X z")
-    v0, g0, h0, v1, g1, h1 = sp.symbols("v0 g0 h0 v1 g1 h1")     # f_i(X), f_i'(X), f_i''(X)
-
-    def f0(y):
-        return v0 + g0 * (y - X) + h0 * (y - X) ** 2 / 2
-
-    def f1(y):
-        return v1 + g1 * (y - X) + h1 * (y - X) ** 2 / 2
-    phi = (f0(X) + f1(X + e * f0(X))) / 2
-    zz = X + e * phi
-    psi = (f1(zz) + f0(zz - e * f1(zz))) / 2
-    lead = LEMMA214_FACTORS[form] * e * (g1 - g0) * (v1 - v0)
-    ser = sp.expand(psi - phi - lead)
-    return sum(1 for k in range(2) if sp.expand(ser.coeff(e, k)) != 0)
-
-
-@lemma214.symbolic(timeout=30)
-def _(p):
-    """Scalar f_0, f_1 by their second-order Taylor polynomials at x (symbolic values, slopes, curvatures; the
-    first order in eps only involves f and f', the cubic remainder only enters at eps^2 and beyond): the
-    coefficients of eps^0 and eps^1 in lhs - (eps/4)(f_1' - f_0')(f_1 - f_0) vanish, eps = 1/N."""
-    nz = _lemma214_orders("stated")
-    return Outcome(residual=nz, tolerance=0, values={"method": "sympy.expand, coefficients of eps^0, eps^1",
-                                                     "proved": "orders 0 and 1 of psi(x + eps phi) - phi - lead vanish"},
-                   message="orders with a nonzero coefficient")
-
-
-@lemma214.mutant({"half": "leading term 1/(2N) (J_{n+1} - J_n)[f_{n+1} - f_n] instead of 1/(4N)",
-                  "sign_flipped": "leading term -1/(4N) (J_{n+1} - J_n)[f_{n+1} - f_n]"}, timeout=30)
-def _(p, variant):
-    """The leading term perturbed, through the same expansion: the eps^1 coefficient must not vanish."""
-    nz = _lemma214_orders(variant)
-    return Outcome(residual=nz, tolerance=0, values={"nonzero_orders": nz},
-                   message=f"{nz} of the orders eps^0, eps^1 do not vanish for {variant}")
-
-
-# ===========================================================================
-# A7, E4, E5: HeunNet parameter gradient (proof of Prop 2.12)
-heun_grad = Claim(
-    id="sander.heun_gradient_formula",
-    title="HeunNet parameter gradient: the proof's formulas of Prop 2.12 have index errors",
-    label="Prop 2.12 (proof)",
-    section="App 2.A.9",
-    equation="l.1480-1484",
-    lines=(1476, 1486),
-    statement=r"\nabla^1_{\theta_n}=\tfrac1{2N}(\partial_\theta f(x_n,\theta_n)+\tfrac1N\partial_xf(y_n,\theta_{n+1})\partial_\theta f(x_n,\theta_n))^\top\nabla_{x_n}L,\ "
-              r"\nabla^2_{\theta_n}=\tfrac1{2N}\partial_\theta f(y_{n-1},\theta_{n-1})^\top(I+\tfrac1N\partial_xf(x_{n-1},\theta_{n-1}))^\top\nabla_{x_{n-1}}L",
-    corrected=r"\nabla^1_{\theta_n}=\tfrac1{2N}(\partial_\theta f(x_n,\theta_n)+\tfrac1N\partial_xf(y_n,\theta_{n+1})\partial_\theta f(x_n,\theta_n))^\top\nabla_{x_{n+1}}L,\ "
-              r"\nabla^2_{\theta_n}=\tfrac1{2N}\partial_\theta f(y_{n-1},\theta_n)^\top\nabla_{x_n}L",
-    status="erratum",
-    params=[Param.int("N", 6, 1, 64, "depth", search=(2, 12)),
-            Param.int("d", 3, 1, 6, "dimension", search=(1, 4)),
-            Param.seed("seed"),
-            Param.choice("family", "iid", FAMILIES, "weight family")],
-    notes="E4 (proof only; the rate of Prop 2.12 is measured in sander.adjoint_heun_rates). E5 (l.1458): "
-          "nabla_{x_n} L = (I + d_x phi_n(x_n)/N)^T nabla_{x_{n+1}} L, Jacobian at x_n, not x_{n+1} (the kernel "
-          "solvers.resnet_ode.heun_backward uses x_n). Checked against central finite differences (solvers.fd) with "
-          "its Richardson error estimate x10.",
-    catalogue="sander_part1 §2.3 A7; §4 E4, E5",
-    covers=("A7", "E4", "E5"),
-)
-
-
-def _heun_formula(p, printed):
-    W, b, x0, y = _draw(p.family, p.N, p.d, p.seed, True)
-    N = p.N
-    xs, ys = ro.heun_forward_numpy(x0, W, b, N)
-    # exact dL/dx_n for every n (the kernel's recursion, stored)
-    gs = [None] * (N + 1)
-    gs[N] = xs[-1] - y
-    dWk, dbk = np.zeros_like(W), np.zeros_like(b)
-    for n in range(N - 1, -1, -1):
-        gs[n] = ro._heun_step_back_numpy(xs[n], W, b, n, gs[n + 1], N, dWk, dbk)
-
-    def dtheta_T(x, n, v):              # d_theta f(x, theta_n)^T v for f = tanh(W_n x + b_n)
-        u = np.tanh(x @ W[n].T + b[n])
-        a = v * (1 - u * u)
-        return a.T @ x, a.sum(0)
-
-    def Jt(x, n, v):                   # (d_x f(x, theta_n))^T v
-        u = np.tanh(x @ W[n].T + b[n])
-        return (v * (1 - u * u)) @ W[n]
-    gW, gb = np.zeros_like(W), np.zeros_like(b)
-    for n in range(N + 1):
-        if n <= N - 1:
-            g = gs[n] if printed else gs[n + 1]
-            v = (g + Jt(ys[n], n + 1, g) / N) / (2 * N)
-            A, B = dtheta_T(xs[n], n, v)
-            gW[n] += A
-            gb[n] += B
-        if n >= 1:
-            if printed:
-                v = (gs[n - 1] + Jt(xs[n - 1], n - 1, gs[n - 1]) / N) / (2 * N)
-                A, B = dtheta_T(ys[n - 1], n - 1, v)
-            else:
-                A, B = dtheta_T(ys[n - 1], n, gs[n] / (2 * N))
-            gW[n] += A
-            gb[n] += B
-
-    def loss(W_, b_):
-        return ro.half_sq_loss(ro.heun_forward_numpy(x0, W_, b_, N)[0][-1], y)[0]
-    (fW, fb), (eW, eb) = gradient_with_error(loss, [W, b], h=1e-5)
-    dev = max(float(np.max(np.abs(gW - fW) - 10 * eW)), float(np.max(np.abs(gb - fb) - 10 * eb)))
-    per = [float(np.sqrt(np.sum((gW[n] - fW[n]) ** 2) + np.sum((gb[n] - fb[n]) ** 2))
-                 / max(np.sqrt(np.sum(fW[n] ** 2) + np.sum(fb[n] ** 2)), 1e-300)) for n in range(N + 1)]
-    kern = ro.heun_backward(xs, W, b, gs[N], N)
-    kdev = float(max(np.max(np.abs(kern[0] - fW) - 10 * eW), np.max(np.abs(kern[1] - fb) - 10 * eb)))
-    tol = 1e-12 * max(1.0, float(np.abs(fW).max()))
-    parts = {"formula_vs_fd": (max(dev, 0.0), tol)}
-    if not printed:
-        parts["kernel_vs_fd"] = (max(kdev, 0.0), tol)
-    return Outcome.from_parts(parts, f"{'printed' if printed else 'corrected'} Heun gradient formula vs central FD", {
-        "relative_error_per_layer": per, "max_relative_error": max(per), "fd_error_estimate": float(max(eW.max(), eb.max()))})
-
-
-@heun_grad.numeric
-def _(p):
-    """Corrected formulas (and the kernel) against central finite differences, every layer 0..N."""
-    return _heun_formula(p, printed=False)
-
-
-heun_grad.property(over=("N", "d", "seed", "family"), max_examples=10)
-
-
-@heun_grad.falsifier("stated")
-def _(p):
-    """Printed formulas (nabla_{x_n} in grad^1; theta_{n-1}, (I + J/N)^T nabla_{x_{n-1}} in grad^2): ~18% off."""
-    return _heun_formula(p, printed=True)
-
-
-# ===========================================================================
-# X2.7: memory of a ResNet-152
-def _resnet152_counts():
-    """Parameters of the bottleneck ResNet-152 ([3, 8, 36, 3], torchvision v1.5 layout: stride on the 3x3 conv) and
-    the number of conv-output activations per 224x224 image."""
-    def block(cin, mid, down):
-        q = cin * mid + 2 * mid + mid * mid * 9 + 2 * mid + mid * 4 * mid + 2 * 4 * mid
-        return q + (cin * 4 * mid + 2 * 4 * mid if down else 0)
-    params, cin, acts, H = 7 * 7 * 3 * 64 + 2 * 64, 64, 64 * 112 * 112, 56
-    for mid, nblocks, stride in ((64, 3, 1), (128, 8, 2), (256, 36, 2), (512, 3, 2)):
-        for i in range(nblocks):
-            params += block(cin, mid, i == 0)
-            Ho = H // (stride if i == 0 else 1)
-            acts += mid * H * H + mid * Ho * Ho + 4 * mid * Ho * Ho + (4 * mid * Ho * Ho if i == 0 else 0)
-            H, cin = Ho, 4 * mid
-    return params + 2048 * 1000 + 1000, acts
-
-
-memory = Claim(
-    id="sander.resnet152_memory",
-    title="ResNet-152, batch 128: about 22 GiB of activations against 220 MiB of parameters",
-    label="Sec 2.2 'Memory bottleneck'",
-    section="2.2",
-    lines=(773, 775),
-    statement=r"\text{ResNet-152, ImageNet, batch 128: activations}\approx22\text{ GiB},\ \text{parameters}\approx220\text{ MiB}",
-    status="empirical",
-    params=[],
-    notes="Parameter count from the architecture (60,192,808 float32 = 229.6 MiB: the quoted 220 MiB is ~4% low, E17 "
-          "cosmetic). Activation memory depends on what a framework stores: every conv output stored twice (conv and "
-          "BN/ReLU outputs) gives 21.5 GiB, once 10.8 GiB (catalogue X2.7) [heuristic].",
-    catalogue="sander_part1 §2.4 X2.7; §3.1 D12; §4 E17",
-    covers=("X2.7", "D12"),
-)
-
-
-@memory.reproduction(name="parameter_count")
-def _(p):
-    """60,192,808 parameters = 229.6 MiB (vs the quoted 220 MiB, compared at 5%); activations x2 = 21.5 GiB (vs ~22 GiB)."""
-    params, acts = _resnet152_counts()
-    mib = params * 4 / 2**20
-    gib2 = acts * 2 * 128 * 4 / 2**30
-    parts = {"params_exact": (abs(params - 60_192_808), 0), "MiB_vs_220_at_5%": (abs(mib - 220) / 220, 0.05),
-             "GiB_vs_22_at_5%": (abs(gib2 - 22) / 22, 0.05)}
-    return Outcome.from_parts(parts, f"{params:,} parameters = {mib:.1f} MiB; activations (x2) {gib2:.2f} GiB", {
-        "parameters": params, "MiB": mib, "activations_GiB_stored_twice": gib2, "activations_GiB_stored_once": gib2 / 2})
-
-
-# ===========================================================================
-# X2.1-X2.4, X2.8: GPU experiments, registered only
-experiments = Claim(
-    id="sander.resnet_ode_experiments",
-    title="CIFAR-10/ImageNet experiments: 1/N scaling is harmless, tied-weight pretraining + adjoint fine-tuning works",
-    label="Tables 2.1-2.2, Fig 2.3(a,b)",
-    section="2.5, App 2.B-2.C",
-    lines=(903, 940),
-    statement=r"\text{ResNet-101 with/without }1/N:\ 95.5\pm0.1\%\text{ vs }95.5\pm0.1\%\ (\text{CIFAR-10}),\ 77.8\%\text{ vs }77.9\%"
-              r"\ (\text{ImageNet});\ \text{adjoint fine-tuning }95.25\to95.65\%,\ 73.1\to75.1\%",
-    status="empirical",
-    params=[],
-    notes="Not reproducible here (GPU-days, real data, no downloads): X2.1 Table 2.1; X2.2 Fig 2.3(a) and the tied-"
-          "weight ImageNet runs (72.5/73.2/72%); X2.3 Table 2.2 and transfer (>94.5%, 72%, 75.1%); X2.4 Fig 2.3(b) "
-          "(adjoint fails on ResNet-101 layer 3, 23 blocks: consistent with the O(1/N) error at N = 23) [H]; X2.8 "
-          "training recipes (SGD, momentum 0.9, weight decay 5e-4/1e-4, 200/90/100 epochs, fine-tuning 5/3 epochs). "
-          "CPU analogues: sander.adjoint_training_cpu (Fig 2.4), sander.adjoint_heun_rates (Fig 2.3(c)).",
-    catalogue="sander_part1 §2.4 X2.1-X2.4, X2.8; §3.1 D11",
-    covers=("X2.1", "X2.2", "X2.3", "X2.4", "X2.8", "D11"),
-)
-
-
-# ===========================================================================
-# X2.6 (Fig 2.4) CPU analogue, catalogue R5
-train = Claim(
-    id="sander.adjoint_training_cpu",
-    title="Training with memory-free gradients: Euler adjoint hurts at small depth only; Heun adjoint is close to exact",
-    label="Fig 2.4",
-    section="2.5",
-    lines=(932, 940),
-    statement=r"\text{adjoint training: large test error at small depth, equal at large depth; Heun adjoint}\ge\text{Euler adjoint}",
-    status="empirical",
-    params=[],
-    notes="CPU analogue (catalogue R5): d = 4, 200 train / 200 test points, teacher = depth-64 smooth tanh ResNet, "
-          "students f = tanh(Wx+b) ResNet/HeunNet with tied initialisation, full-batch GD, lr 0.5 N, 400 steps; each "
-          "trained with exact and with memory-free (adjoint) gradients (solvers.resnet_ode kernels). Trend assertions "
-          "only (catalogue: at N >= 8 the Euler adjoint can be slightly better than exact, optimisation noise at a "
-          "capacity-limited plateau): |adjoint - exact| test loss shrinks from N = 2 to N = 64 (Euler), and the Heun "
-          "adjoint gap is below the Euler adjoint gap at N <= 4. Catalogue: Euler exact/adjoint 2.4365/2.5596 at N = 2, "
-          "Heun 2.3195/2.3320 (its teacher draw is unrecorded).",
-    catalogue="sander_part1 §2.4 X2.5, X2.6; §3.2 R5",
-    covers=("X2.6", "R5"),
-)
-
-
-def _train_student(method, adjoint, N, Xtr, Ytr, Xte, Yte, steps=400, lr_scale=0.5, seed=0):
-    rng = np.random.default_rng(seed)
-    d = Xtr.shape[1]
-    K = N + 1
-    W = np.repeat(0.1 * rng.standard_normal((1, d, d)), K, axis=0)
-    b = np.repeat(0.1 * rng.standard_normal((1, d)), K, axis=0)
-    nb = Xtr.shape[0]
-    heun = method == "heun"
-    for _ in range(steps):
-        if heun:
-            xs = ro.heun_forward(Xtr, W, b, N)[0]
-        else:
-            xs = ro.euler_forward(Xtr, W[:N], b[:N], N)
-        gN = (xs[-1] - Ytr) / nb
-        if heun:
-            dW, db = (ro.heun_adjoint(xs[-1], W, b, gN, N) if adjoint else ro.heun_backward(xs, W, b, gN, N))[:2]
-        else:
-            dW, db = (ro.euler_adjoint(xs[-1], W[:N], b[:N], gN, N) if adjoint else ro.euler_backward(xs, W[:N], b[:N], gN, N))[:2]
-            dW = np.concatenate([dW, np.zeros((1, d, d))])
-            db = np.concatenate([db, np.zeros((1, d))])
-        W -= lr_scale * N * dW
-        b -= lr_scale * N * db
-    out = ro.heun_forward(Xte, W, b, N)[0][-1] if heun else ro.euler_forward(Xte, W[:N], b[:N], N)[-1]
-    return float(np.mean(np.sum((out - Yte) ** 2, axis=1)))
-
-
-@train.reproduction(name="cpu_fig24", slow=True)
-def _(p):
-    """Test loss of Euler/Heun students, exact vs adjoint gradients, N = 2, 4, 8, 16, 64 (about 30 s)."""
-    rng = np.random.default_rng(11)
-    d, n = 4, 200
-    Wt, bt = ro.smooth_weights(64, d, rng, scale=2.0)
-    X = rng.standard_normal((2 * n, d))
-    Y = ro.euler_forward(X, Wt, bt, 64)[-1]
-    Xtr, Ytr, Xte, Yte = X[:n], Y[:n], X[n:], Y[n:]
-    Ns = [2, 4, 8, 16, 64]
-    table = {}
-    for N in Ns:
-        table[N] = {f"{m}_{'adjoint' if a else 'exact'}": _train_student(m, a, N, Xtr, Ytr, Xte, Yte)
-                    for m in ("euler", "heun") for a in (False, True)}
-    gap_e = {N: abs(table[N]["euler_adjoint"] - table[N]["euler_exact"]) for N in Ns}
-    gap_h = {N: abs(table[N]["heun_adjoint"] - table[N]["heun_exact"]) for N in Ns}
-    parts = {"euler_gap_shrinks": (gap_e[64], gap_e[2]),
-             "heun_gap<=euler_gap_N2": (gap_h[2], gap_e[2]), "heun_gap<=euler_gap_N4": (gap_h[4], gap_e[4])}
-    return Outcome.from_parts(parts, "Fig 2.4 trends at CPU scale", {
-        "test_loss": {str(k): v for k, v in table.items()}, "euler_gap": gap_e, "heun_gap": gap_h,
-        "plot": {"kind": "semilogx", "x": [float(N) for N in Ns],
-                 "series": {k: [table[N][k] for N in Ns] for k in table[Ns[0]]},
-                 "xlabel": "depth N", "ylabel": "test loss", "title": "CPU analogue of Fig 2.4"}})
