@@ -13,7 +13,9 @@ import pytest
 from solvers import xp_chen as xc
 from theorems.chen import classes
 from theorems.chen import effective_flow as ef
-from theorems.chen import model
+from theorems.chen import sec2_1_standard_cost as sec2_1
+from theorems.chen import sec2_model
+from theorems.chen import sec3_1_cluster_separation as sec3_1
 from theorems.chen import orbits
 from theorems.chen import standard_cost as sc
 from theorems.registry import get_claim
@@ -114,19 +116,19 @@ CASES = {
     "chen.truncation_forms": ({"Q": 4, "L": 2, "N": 7, "seed": 3, "batch": 16}, (xc, "tau_forms", _forms_third_off)),
     "chen.truncation_sectors": ({"Q": 4, "L": 1, "N": 6, "seed": 5, "wall": 0.5}, (xc, "relu", _leaky)),
     "chen.hidden_layers": ({"Q": 4, "L": 2, "N": 7, "seed": 3},
-                           (model, "_hid_outcome", lambda f: functools.partial(f, printed=True))),
+                           (sec2_model, "_hid_outcome", lambda f: functools.partial(f, printed=True))),
     "chen.output_layer": ({"Q": 4, "L": 2, "N": 7, "seed": 3},
-                          (model, "_out_outcome", lambda f: functools.partial(f, zero_bias=True))),
+                          (sec2_model, "_out_outcome", lambda f: functools.partial(f, zero_bias=True))),
     "chen.pullback_cost": ({"Q": 4, "L": 2, "N": 7, "seed": 3, "clusters": 3},
-                           (model, "_pb_outcome", lambda f: functools.partial(f, zero_bias=True))),
+                           (sec2_1, "_pb_outcome", lambda f: functools.partial(f, zero_bias=True))),
     "chen.gauge_invariance": ({"Q": 4, "L": 2, "N": 7, "seed": 3},
-                              (model, "_gauge_outcome", lambda f: lambda p, A: f(p, A + 0.3 * np.triu(np.ones_like(A), 1)))),
+                              (sec2_1, "_gauge_outcome", lambda f: lambda p, A: f(p, A + 0.3 * np.triu(np.ones_like(A), 1)))),
     "chen.reparametrisation": ({"Q": 4, "L": 3, "N": 7, "seed": 3}, (xc, "cost_composed", _shift(1e-6))),
     "chen.alignment": ({"Q": 4, "N": 9, "seed": 3}, (xc, "tau", _tau_beta_off)),
     "chen.cluster_separation": ({"Q": 3, "clusters": 2, "layers": 3, "points_per_cluster": 8, "seed": 4},
                                 (xc, "compose", _shift(1e-6))),
     "chen.bias_variance": ({"Q": 3, "clusters": 2, "layers": 3, "points_per_cluster": 8, "seed": 4},
-                           (model, "_bv_outcome", lambda f: functools.partial(f, with_variance=False))),
+                           (sec3_1, "_bv_outcome", lambda f: functools.partial(f, with_variance=False))),
     "chen.commutator_identity": ({"Q": 6, "seed": 9, "batch": 64}, (ef, "_comm_case", _comm_wrong_complement)),
     "chen.sector_moments": ({"Q": 4, "N": 10, "seed": 3}, (ef, "_mom_parts", _mom_strict_count)),
     "chen.corollary_3_5": ({"Q": 4, "N": 10, "seed": 3},
