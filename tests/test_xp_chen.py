@@ -12,10 +12,11 @@ import pytest
 
 from solvers import xp_chen as xc
 from theorems.chen import classes
-from theorems.chen import effective_flow as ef
 from theorems.chen import sec2_1_standard_cost as sec2_1
 from theorems.chen import sec2_model
 from theorems.chen import sec3_1_cluster_separation as sec3_1
+from theorems.chen import sec3_2b_pointwise_flow as sec3_2b
+from theorems.chen import sec3_3_moments as sec3_3
 from theorems.chen import orbits
 from theorems.chen import standard_cost as sc
 from theorems.registry import get_claim
@@ -129,10 +130,10 @@ CASES = {
                                 (xc, "compose", _shift(1e-6))),
     "chen.bias_variance": ({"Q": 3, "clusters": 2, "layers": 3, "points_per_cluster": 8, "seed": 4},
                            (sec3_1, "_bv_outcome", lambda f: functools.partial(f, with_variance=False))),
-    "chen.commutator_identity": ({"Q": 6, "seed": 9, "batch": 64}, (ef, "_comm_case", _comm_wrong_complement)),
-    "chen.sector_moments": ({"Q": 4, "N": 10, "seed": 3}, (ef, "_mom_parts", _mom_strict_count)),
+    "chen.commutator_identity": ({"Q": 6, "seed": 9, "batch": 64}, (sec3_2b, "_comm_case", _comm_wrong_complement)),
+    "chen.sector_moments": ({"Q": 4, "N": 10, "seed": 3}, (sec3_3, "_mom_parts", _mom_strict_count)),
     "chen.corollary_3_5": ({"Q": 4, "N": 10, "seed": 3},
-                           (ef, "_cor_outcome", lambda f: lambda p, form: f(p, "printed"))),
+                           (sec3_3, "_cor_outcome", lambda f: lambda p, form: f(p, "printed"))),
     "chen.collapsed_reduction": ({"Q": 2, "points": 6, "seed": 3},
                                  (sc, "_sec8a", lambda f: lambda p, stated: f(p, True))),
     "chen.toy_error_equation": ({"Q": 4, "seed": 3, "T": 1.0, "batch": 16},
