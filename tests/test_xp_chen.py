@@ -11,13 +11,14 @@ import numpy as np
 import pytest
 
 from solvers import xp_chen as xc
-from theorems.chen import classes
 from theorems.chen import sec2_1_standard_cost as sec2_1
 from theorems.chen import sec2_model
 from theorems.chen import sec3_1_cluster_separation as sec3_1
 from theorems.chen import sec3_2b_pointwise_flow as sec3_2b
 from theorems.chen import sec3_3_moments as sec3_3
-from theorems.chen import orbits
+from theorems.chen import sec4_2_partial_truncation as sec4_2
+from theorems.chen import sec4_3_fixed_rotation as sec4_3
+from theorems.chen import sec5_sec7_theorem_5_1 as sec5
 from theorems.chen import standard_cost as sc
 from theorems.registry import get_claim
 from theorems.runner import run_check
@@ -142,12 +143,12 @@ CASES = {
     "chen.untruncated_reduction": ({"Q": 4, "points": 2, "seed": 5},
                                    (sc, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
     "chen.class_frozen_coordinate": ({"Q": 4, "N": 9, "seed": 3},
-                                     (classes, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
-    "chen.lemma_7_1": ({"Q": 4, "points": 5, "seed": 3}, (classes, "_l71", lambda f: lambda p: f(p, wrong=True))),
+                                     (sec4_3, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
+    "chen.lemma_7_1": ({"Q": 4, "points": 5, "seed": 3}, (sec5, "_l71", lambda f: lambda p: f(p, wrong=True))),
     "chen.theorem_5_1_support": ({"Q": 3, "samples": 2000, "seed": 4},
-                                 (classes, "_t51d", lambda f: lambda p, printed: f(p, True))),
+                                 (sec5, "_t51d", lambda f: lambda p, printed: f(p, True))),
     "chen.partial_truncation_condition": ({"Q": 4, "N": 9, "seed": 3},
-                                          (orbits, "xp_of", lambda f: lambda p: _ForAll(f(p)))),
+                                          (sec4_2, "xp_of", lambda f: lambda p: _ForAll(f(p)))),
 }
 
 
