@@ -19,7 +19,9 @@ from theorems.chen import sec3_3_moments as sec3_3
 from theorems.chen import sec4_2_partial_truncation as sec4_2
 from theorems.chen import sec4_3_fixed_rotation as sec4_3
 from theorems.chen import sec5_sec7_theorem_5_1 as sec5
-from theorems.chen import standard_cost as sc
+from theorems.chen import sec8_1_propagators as sec8_1
+from theorems.chen import sec8_collapsed_data as sec8
+from theorems.chen import sec9_clustered_data as sec9
 from theorems.registry import get_claim
 from theorems.runner import run_check
 
@@ -136,12 +138,12 @@ CASES = {
     "chen.corollary_3_5": ({"Q": 4, "N": 10, "seed": 3},
                            (sec3_3, "_cor_outcome", lambda f: lambda p, form: f(p, "printed"))),
     "chen.collapsed_reduction": ({"Q": 2, "points": 6, "seed": 3},
-                                 (sc, "_sec8a", lambda f: lambda p, stated: f(p, True))),
+                                 (sec8, "_sec8a", lambda f: lambda p, stated: f(p, True))),
     "chen.toy_error_equation": ({"Q": 4, "seed": 3, "T": 1.0, "batch": 16},
-                                (sc, "_sec8b", lambda f: lambda p, swapped: f(p, True))),
-    "chen.lemma_8_2": ({"Q": 4, "seed": 7, "zero_A": False}, (sc, "xp_of", _lambda_max)),
+                                (sec8, "_sec8b", lambda f: lambda p, swapped: f(p, True))),
+    "chen.lemma_8_2": ({"Q": 4, "seed": 7, "zero_A": False}, (sec8_1, "xp_of", _lambda_max)),
     "chen.untruncated_reduction": ({"Q": 4, "points": 2, "seed": 5},
-                                   (sc, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
+                                   (sec9, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
     "chen.class_frozen_coordinate": ({"Q": 4, "N": 9, "seed": 3},
                                      (sec4_3, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
     "chen.lemma_7_1": ({"Q": 4, "points": 5, "seed": 3}, (sec5, "_l71", lambda f: lambda p: f(p, wrong=True))),
