@@ -11,11 +11,17 @@ import numpy as np
 import pytest
 
 from solvers import xp_chen as xc
-from theorems.chen import classes
-from theorems.chen import effective_flow as ef
-from theorems.chen import model
-from theorems.chen import orbits
-from theorems.chen import standard_cost as sc
+from theorems.chen import sec2_1_standard_cost as sec2_1
+from theorems.chen import sec2_model
+from theorems.chen import sec3_1_cluster_separation as sec3_1
+from theorems.chen import sec3_2b_pointwise_flow as sec3_2b
+from theorems.chen import sec3_3_moments as sec3_3
+from theorems.chen import sec4_2_partial_truncation as sec4_2
+from theorems.chen import sec4_3_fixed_rotation as sec4_3
+from theorems.chen import sec5_sec7_theorem_5_1 as sec5
+from theorems.chen import sec8_1_propagators as sec8_1
+from theorems.chen import sec8_collapsed_data as sec8
+from theorems.chen import sec9_clustered_data as sec9
 from theorems.registry import get_claim
 from theorems.runner import run_check
 
@@ -114,37 +120,37 @@ CASES = {
     "chen.truncation_forms": ({"Q": 4, "L": 2, "N": 7, "seed": 3, "batch": 16}, (xc, "tau_forms", _forms_third_off)),
     "chen.truncation_sectors": ({"Q": 4, "L": 1, "N": 6, "seed": 5, "wall": 0.5}, (xc, "relu", _leaky)),
     "chen.hidden_layers": ({"Q": 4, "L": 2, "N": 7, "seed": 3},
-                           (model, "_hid_outcome", lambda f: functools.partial(f, printed=True))),
+                           (sec2_model, "_hid_outcome", lambda f: functools.partial(f, printed=True))),
     "chen.output_layer": ({"Q": 4, "L": 2, "N": 7, "seed": 3},
-                          (model, "_out_outcome", lambda f: functools.partial(f, zero_bias=True))),
+                          (sec2_model, "_out_outcome", lambda f: functools.partial(f, zero_bias=True))),
     "chen.pullback_cost": ({"Q": 4, "L": 2, "N": 7, "seed": 3, "clusters": 3},
-                           (model, "_pb_outcome", lambda f: functools.partial(f, zero_bias=True))),
+                           (sec2_1, "_pb_outcome", lambda f: functools.partial(f, zero_bias=True))),
     "chen.gauge_invariance": ({"Q": 4, "L": 2, "N": 7, "seed": 3},
-                              (model, "_gauge_outcome", lambda f: lambda p, A: f(p, A + 0.3 * np.triu(np.ones_like(A), 1)))),
+                              (sec2_1, "_gauge_outcome", lambda f: lambda p, A: f(p, A + 0.3 * np.triu(np.ones_like(A), 1)))),
     "chen.reparametrisation": ({"Q": 4, "L": 3, "N": 7, "seed": 3}, (xc, "cost_composed", _shift(1e-6))),
     "chen.alignment": ({"Q": 4, "N": 9, "seed": 3}, (xc, "tau", _tau_beta_off)),
     "chen.cluster_separation": ({"Q": 3, "clusters": 2, "layers": 3, "points_per_cluster": 8, "seed": 4},
                                 (xc, "compose", _shift(1e-6))),
     "chen.bias_variance": ({"Q": 3, "clusters": 2, "layers": 3, "points_per_cluster": 8, "seed": 4},
-                           (model, "_bv_outcome", lambda f: functools.partial(f, with_variance=False))),
-    "chen.commutator_identity": ({"Q": 6, "seed": 9, "batch": 64}, (ef, "_comm_case", _comm_wrong_complement)),
-    "chen.sector_moments": ({"Q": 4, "N": 10, "seed": 3}, (ef, "_mom_parts", _mom_strict_count)),
+                           (sec3_1, "_bv_outcome", lambda f: functools.partial(f, with_variance=False))),
+    "chen.commutator_identity": ({"Q": 6, "seed": 9, "batch": 64}, (sec3_2b, "_comm_case", _comm_wrong_complement)),
+    "chen.sector_moments": ({"Q": 4, "N": 10, "seed": 3}, (sec3_3, "_mom_parts", _mom_strict_count)),
     "chen.corollary_3_5": ({"Q": 4, "N": 10, "seed": 3},
-                           (ef, "_cor_outcome", lambda f: lambda p, form: f(p, "printed"))),
+                           (sec3_3, "_cor_outcome", lambda f: lambda p, form: f(p, "printed"))),
     "chen.collapsed_reduction": ({"Q": 2, "points": 6, "seed": 3},
-                                 (sc, "_sec8a", lambda f: lambda p, stated: f(p, True))),
+                                 (sec8, "_sec8a", lambda f: lambda p, stated: f(p, True))),
     "chen.toy_error_equation": ({"Q": 4, "seed": 3, "T": 1.0, "batch": 16},
-                                (sc, "_sec8b", lambda f: lambda p, swapped: f(p, True))),
-    "chen.lemma_8_2": ({"Q": 4, "seed": 7, "zero_A": False}, (sc, "xp_of", _lambda_max)),
+                                (sec8, "_sec8b", lambda f: lambda p, swapped: f(p, True))),
+    "chen.lemma_8_2": ({"Q": 4, "seed": 7, "zero_A": False}, (sec8_1, "xp_of", _lambda_max)),
     "chen.untruncated_reduction": ({"Q": 4, "points": 2, "seed": 5},
-                                   (sc, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
+                                   (sec9, "_sec9a", lambda f: lambda p, truncate: f(p, True))),
     "chen.class_frozen_coordinate": ({"Q": 4, "N": 9, "seed": 3},
-                                     (classes, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
-    "chen.lemma_7_1": ({"Q": 4, "points": 5, "seed": 3}, (classes, "_l71", lambda f: lambda p: f(p, wrong=True))),
+                                     (sec4_3, "_frz", lambda f: lambda p, truncate_one: f(p, True))),
+    "chen.lemma_7_1": ({"Q": 4, "points": 5, "seed": 3}, (sec5, "_l71", lambda f: lambda p: f(p, wrong=True))),
     "chen.theorem_5_1_support": ({"Q": 3, "samples": 2000, "seed": 4},
-                                 (classes, "_t51d", lambda f: lambda p, printed: f(p, True))),
+                                 (sec5, "_t51d", lambda f: lambda p, printed: f(p, True))),
     "chen.partial_truncation_condition": ({"Q": 4, "N": 9, "seed": 3},
-                                          (orbits, "xp_of", lambda f: lambda p: _ForAll(f(p)))),
+                                          (sec4_2, "xp_of", lambda f: lambda p: _ForAll(f(p)))),
 }
 
 

@@ -23,9 +23,12 @@ import numpy as np
 
 from solvers import chen as cm
 from solvers import orthogonal
+from solvers.xp import on
 from theorems.claim import ParamError
 
 EPS = float(np.finfo(float).eps)
+XP = ("numpy", "cupy")   # checks written once through the array API (solvers/xp_chen.py); array-api-strict too
+KINK = 1e-3      # finite differences of step <= 1e-5 (|x| <= ~10) never straddle a ReLU kink beyond this
 
 
 def rng_for(seed: int) -> np.random.Generator:
@@ -123,6 +126,16 @@ def validate_QKL(p) -> None:
     if p.clusters > p.layers:
         raise ParamError(f"parameter clusters={p.clusters} must be <= layers={p.layers} (cluster l is "
                          "truncated by layer l; Def 3.1)")
+
+
+def _xs(xp, arrays):
+    """A list of host arrays moved to the namespace ``xp`` (one list entry per array)."""
+    return [on(xp, a) for a in arrays]
+
+
+def _f(x) -> float:
+    """A 0-d array of any backend as a Python float (the only device-to-host transfer of a check)."""
+    return float(x)
 
 
 def rel(a, b) -> float:

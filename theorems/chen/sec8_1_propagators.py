@@ -1,0 +1,219 @@
+"""Chen §8.1 (seed lines 1243-1309): propagators of the bilinear toy and Lemma 8.2 (catalogue chen §2.9:
+S8c, L81, L82; errata E10, E12).
+
+Claims:
+
+* ``chen.toy_propagators``       S8c (8.9)-(8.11), L81: E(s) = V_L E(0) V_R [E10: the printed propagators
+                                 use the swapped Gram matrices]
+* ``chen.lemma_8_2``             L82: ||AB|| > sqrt(lambda_0)||A|| [E12: >= ; fails at A = 0]
+
+D5: "W_{Q+1}" of §8-9 is the cumulative output matrix W^(Q+1); output bias b_{Q+1} = -W_{Q+1} b^(Q).  The
+bilinear toy and its integrator: ``theorems/chen/_toy.py``; decisions D1-D9 in ``theorems/chen/_common.py``.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from solvers.xp import on, xp_of
+from theorems.claim import Claim, Outcome, Param
+from theorems.chen._common import EPS, XP, rng_for
+from theorems.chen._toy import RTOL, _toy_instance, _toy_params
+
+
+# ---------------------------------------------------------------------------
+sec8c = Claim(
+    id="chen.toy_propagators",
+    title="Propagator representation E(s) = V_L(s) E(0) V_R(s) of the toy error (and Lemma 8.1)",
+    label="§8 (8.9)-(8.12), Lemma 8.1",
+    section="8",
+    equation="(8.9)-(8.17)",
+    lines=(1249, 1289),
+    statement=r"\partial_s\mathcal U_B=-\mathcal U_BBB^T,\ \partial_s\mathcal U_W=-W^TW\mathcal U_W,\ "
+              r"E(s)=\mathcal U_W(s)E(0)\mathcal U_B(s)\ (8.11)",
+    status="erratum",
+    corrected=r"\partial_s\mathcal V_L=-WW^T\mathcal V_L,\ \partial_s\mathcal V_R=-\mathcal V_RB^TB,\ "
+              r"E(s)=\mathcal V_L(s)E(0)\mathcal V_R(s);\ \ \|\mathcal U_B(s,s_0)\|\le e^{-(s-s_0)\lambda_0}\ "
+              r"\text{if }BB^T\ge\lambda_0\ (\text{L8.1, with }\le)",
+    params=_toy_params(),
+    notes="All four propagators are integrated with the toy by DOP853 (rtol 1e-11).  Error model: global error "
+          "~ 1e3 x rtol x scale.  Lemma 8.1 is checked on the same run with lambda_0 = inf_s lambda_min(B B^T) "
+          "(part 'lemma_8_1', tolerance 1e-9 relative).  E10 also: (8.10) needs d/ds0 U_B(s,s0) = +B B^T(s0) U_B "
+          "(falsifier 'sign_8_10'), and (8.16)-(8.17) need '-' before the forcing integrals (falsifier "
+          "'duhamel_plus'); both are parts of the numeric check (trapezoid rule with a Richardson error estimate; "
+          "central differences in s0).",
+    catalogue="chen §2.9 S8c, L81; §4 E10",
+    covers=("S8c", "E10", "L81"),
+)
+
+
+def _sec8c(p, printed):
+    W0, B0, Y = _toy_instance(p)
+    Q = p.Q
+    E0 = W0 @ B0 + Y
+
+    def f(t, z):
+        W, B = z[:Q * Q].reshape(Q, Q), z[Q * Q:2 * Q * Q].reshape(Q, Q)
+        VL, VR, UB = (z[k * Q * Q:(k + 1) * Q * Q].reshape(Q, Q) for k in (2, 3, 4))
+        E = W @ B + Y
+        if printed:
+            dVL, dVR = -(W.T @ W) @ VL, -VR @ (B @ B.T)
+        else:
+            dVL, dVR = -(W @ W.T) @ VL, -VR @ (B.T @ B)
+        dUB = -UB @ (B @ B.T)
+        return np.concatenate([(-E @ B.T).ravel(), (-W.T @ E).ravel(), dVL.ravel(), dVR.ravel(), dUB.ravel()])
+    I = np.eye(Q).ravel()
+    z0 = np.concatenate([W0.ravel(), B0.ravel(), I, I, I])
+    ts = np.linspace(0, p.T, 81)
+    sol = solve_ivp(f, (0, p.T), z0, method="DOP853", rtol=RTOL, atol=RTOL * 1e-2, t_eval=ts)
+    err, lem, lam0 = 0.0, 0.0, np.inf
+    for k in range(len(ts)):
+        z = sol.y[:, k]
+        W, B = z[:Q * Q].reshape(Q, Q), z[Q * Q:2 * Q * Q].reshape(Q, Q)
+        VL, VR, UB = (z[m * Q * Q:(m + 1) * Q * Q].reshape(Q, Q) for m in (2, 3, 4))
+        err = max(err, float(np.max(np.abs(W @ B + Y - VL @ E0 @ VR))))
+        lam0 = min(lam0, float(np.linalg.eigvalsh(B @ B.T)[0]))
+    for k in range(len(ts)):
+        UB = sol.y[4 * Q * Q:5 * Q * Q, k].reshape(Q, Q)
+        lem = max(lem, float(np.linalg.norm(UB, 2) * np.exp(ts[k] * lam0)) - 1.0)
+    S = 1 + np.max(np.abs(E0))
+    parts = {"representation": (err, 1e3 * RTOL * S), "lemma_8_1": (max(lem, 0.0), 1e-9)}
+    if not printed:
+        parts.update(_duhamel(p))
+    return Outcome.from_parts(parts,
+                              message=f"max |E(s) - V_L E(0) V_R| = {err:.2e}",
+                              values={"lambda_0": lam0})
+
+
+def _duhamel(p, sgn_forcing=-1.0, sgn_810=+1.0):
+    """(8.10) and (8.16)-(8.17) with the propagators (8.9) (which are the right ones for B and W separately):
+    U_W(s, s') = U_W(s) U_W(s')^{-1} (left), U_B(s, s') = U_B(s')^{-1} U_B(s) (right).  Duhamel integrals by
+    the trapezoid rule on 801 points (error estimated by the 401-point rule: Richardson, O(dt^2)); d/ds0 by
+    central differences of step 1e-3 (error O(1e-6) plus the integration error / 1e-3)."""
+    W0, B0, Y = _toy_instance(p)
+    Q = p.Q
+    I = np.eye(Q).ravel()
+
+    def f(t, z):
+        W, B = z[:Q * Q].reshape(Q, Q), z[Q * Q:2 * Q * Q].reshape(Q, Q)
+        UW, UB = z[2 * Q * Q:3 * Q * Q].reshape(Q, Q), z[3 * Q * Q:].reshape(Q, Q)
+        E = W @ B + Y
+        return np.concatenate([(-E @ B.T).ravel(), (-W.T @ E).ravel(), (-(W.T @ W) @ UW).ravel(),
+                               (-UB @ (B @ B.T)).ravel()])
+    T = min(p.T, 2.0)
+    sol = solve_ivp(f, (0, T), np.concatenate([W0.ravel(), B0.ravel(), I, I]), method="DOP853", rtol=RTOL,
+                    atol=RTOL * 1e-2, dense_output=True)
+    get = lambda t: [sol.sol(t)[k * Q * Q:(k + 1) * Q * Q].reshape(Q, Q) for k in range(4)]
+    WT, BT, UWT, UBT = get(T)
+
+    def integrals(m):
+        ts = np.linspace(0, T, m)
+        fb, fw = [], []
+        for t in ts:
+            W, B, UW, UB = get(t)
+            fb.append(UWT @ np.linalg.inv(UW) @ W.T @ Y)
+            fw.append(Y @ B.T @ np.linalg.inv(UB) @ UBT)
+        wts = np.full(m, T / (m - 1))
+        wts[0] = wts[-1] = T / (2 * (m - 1))
+        return np.tensordot(wts, np.array(fb), 1), np.tensordot(wts, np.array(fw), 1)
+    Ib, Iw = integrals(801)
+    Ib2, Iw2 = integrals(401)
+    quad = max(np.max(np.abs(Ib - Ib2)), np.max(np.abs(Iw - Iw2))) / 3 + 1e3 * RTOL
+    rB = float(np.max(np.abs(BT - (UWT @ B0 + sgn_forcing * Ib))))
+    rW = float(np.max(np.abs(WT - (W0 @ UBT + sgn_forcing * Iw))))
+    s0, d = 0.5 * T, 1e-3
+    Ub = lambda s0: np.linalg.inv(get(s0)[3]) @ UBT
+    dU = (Ub(s0 + d) - Ub(s0 - d)) / (2 * d)
+    B = get(s0)[1]
+    r810 = float(np.max(np.abs(dU - sgn_810 * (B @ B.T) @ Ub(s0))))
+    fd_tol = 10 * d * d * (1 + np.max(np.abs(B))) ** 6 + 1e3 * RTOL / d
+    return {"duhamel_8_16": (rB, 10 * quad), "duhamel_8_17": (rW, 10 * quad), "sign_8_10": (r810, fd_tol)}
+
+
+@sec8c.numeric
+def sec8c_numeric(p):
+    """(8.11) with V_L' = -W W^T V_L and V_R' = -V_R B^T B; Lemma 8.1 on the same run."""
+    return _sec8c(p, False)
+
+
+sec8c.property(over=("Q", "seed"), max_examples=4, fixed={"T": 2.0})
+
+
+@sec8c.falsifier("duhamel_plus", search=("seed",))
+def sec8c_duhamel(p):
+    """(8.16)-(8.17) as printed, with '+' in front of the forcing integrals."""
+    parts = _duhamel(p, sgn_forcing=+1.0)
+    return Outcome.from_parts({k: v for k, v in parts.items() if k.startswith("duhamel")},
+                              message="printed Duhamel signs")
+
+
+@sec8c.falsifier("sign_8_10", search=("seed",))
+def sec8c_810(p):
+    """(8.10) as printed: d/ds0 U_B(s, s0) = -B B^T(s0) U_B(s, s0)."""
+    parts = _duhamel(p, sgn_810=-1.0)
+    return Outcome.from_parts({"sign_8_10": parts["sign_8_10"]}, message="printed (8.10) sign")
+
+
+@sec8c.falsifier("stated", search=("seed",), fixed={"Q": 2})
+def sec8c_stated(p):
+    """(8.11) with the printed propagators (8.9): Gram matrices W^T W and B B^T."""
+    return _sec8c(p, True)
+
+
+# ---------------------------------------------------------------------------
+l82 = Claim(
+    id="chen.lemma_8_2",
+    title="Lemma 8.2: ||AB|| >= sqrt(lambda_0) ||A|| when B B^T >= lambda_0",
+    label="Lemma 8.2",
+    section="8",
+    equation="(8.18)-(8.20)",
+    lines=(1293, 1308),
+    statement=r"BB^T>\lambda_0\ \Longrightarrow\ \|AB\|_{op}>\sqrt{\lambda_0}\|A\|_{op}",
+    status="erratum",
+    bound=True,
+    corrected=r"BB^T\ge\lambda_0\ \Longrightarrow\ \|AB\|_{op}\ge\sqrt{\lambda_0}\|A\|_{op}\ (\text{equality at }A=0)",
+    params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
+            Param.seed("seed"),
+            Param.bool("zero_A", False, "use A = 0 (the counterexample to the strict form)")],
+    notes="lambda_0 := lambda_min(B B^T) (B random, invertible a.s.).  Numeric: violation max(0, sqrt(lambda_0)||A|| - "
+          "||AB||) against rounding.  'stated': the strict inequality at A = 0 (0 > 0 is false).  (8.19) misses a "
+          "square: ||AB||^2 = ||B^T A^T||^2 (E12).",
+    catalogue="chen §2.9 L82; §4 E12",
+    covers=("L82", "E12"),
+)
+
+
+def _l82(p):
+    """||AB||_2 and sqrt(lambda_min(B B^T)) ||A||_2 through the array API (the instance drawn on the host)."""
+    rng = rng_for(p.seed)
+    A = np.zeros((p.Q, p.Q)) if p.zero_A else rng.standard_normal((p.Q, p.Q))
+    B = rng.standard_normal((p.Q, p.Q))
+    xp = xp_of(p)
+    Ax, Bx = on(xp, A, B)
+    lam0 = float(xp.linalg.eigvalsh(Bx @ xp.matrix_transpose(Bx))[0])
+    lhs = float(xp.linalg.matrix_norm(Ax @ Bx, ord=2))
+    return lhs, float(np.sqrt(max(lam0, 0.0))) * float(xp.linalg.matrix_norm(Ax, ord=2)), A, B
+
+
+@l82.numeric(backends=XP)
+def l82_numeric(p):
+    """||AB|| >= sqrt(lambda_0) ||A|| (rounding)."""
+    lhs, rhs, A, B = _l82(p)
+    tol = 16 * p.Q * EPS * (1 + np.linalg.norm(A, 2) * np.linalg.norm(B, 2))
+    return Outcome(residual=max(0.0, rhs - lhs), tolerance=tol, message=f"||AB|| = {lhs:.4g} >= {rhs:.4g}",
+                   # sqrt(lambda_0)||A|| / ||AB||; none where A = 0 (0 >= 0 says nothing about the constant)
+                   values={"lhs": float(lhs), "rhs": float(rhs), "tightness": float(rhs / lhs) if lhs > 0 else None})
+
+
+l82.property(over=("Q", "seed", "zero_A"), max_examples=15)
+
+
+@l82.falsifier("stated", fixed={"zero_A": True})
+def l82_stated(p):
+    """Strict '>' at A = 0: the gap ||AB|| - sqrt(lambda_0)||A|| must be positive; it is 0."""
+    lhs, rhs, A, B = _l82(p)
+    return Outcome(residual=1.0 if lhs - rhs <= 0 else 0.0, tolerance=0.0,
+                   values={"gap": float(lhs - rhs)}, message=f"gap = {lhs - rhs:.3g} (strict form needs > 0)")
+
+
+l82.tightness(over=("Q", "seed"), max_examples=30)
