@@ -6,7 +6,7 @@ used by ``ch2_3_1a_distance_to_ode``, ``ch2_3_1b_nonsmooth_weights`` and ``ch2_4
 of the linear ResNets of Sec 2.3.2 and App 2.A.2-2.A.5 (``prods``, ``loss``, ``grad``, ``opn``, ``_spd``,
 ``_psi_init``, ``_flow``, ``_thr_corrected``, ``_h2_instance``; used by the three ``ch2_3_2*`` modules); the
 weight draws of the adjoint harness of Sec 2.4 (``FAMILIES``, ``_draw``; used by ``ch2_4_adjoint_method`` and
-``ch2_appA8_heun_proofs``); the chapter-3 training tools (``SLOPE_TOL``, ``ACTS``, ``_ladder``; used by
+``ch2_appA8_heun_reversal_gradient``); the chapter-3 training tools (``SLOPE_TOL``, ``ACTS``, ``_ladder``; used by
 ``ch3_3_definitions``, ``ch3_4_large_depth_limit`` and ``ch3_appA0_backprop_lipschitz``); and the local
 log-log slopes ``_slopes`` (chapter 3's rates, and Prop 1.1's in ``ch1_2_resnets_discretize_odes``).  The
 conventions these helpers fix are written here once; the claim modules refer to them.
