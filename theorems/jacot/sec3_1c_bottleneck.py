@@ -237,11 +237,22 @@ def _trend_parts(runs, k, check_k=True, endpoint_rank=False):
     # runs the medians move by ~0.1 and min COI by a few percent, so monotonicity is asserted up to an
     # absolute 0.25 on -2H_gamma/Lt (plus u on the discrete -2H/Lt) and a relative 5% on min COI (the trends
     # themselves move by 2-50 per doubling at small Lt and ~0.1-0.5 at large Lt).
-    rise_H = max([0.0] + [H[i] - H[i + 1] - u[i] - u[i + 1] for i in range(len(H) - 1)])
-    rise_Hg = max([0.0] + [Hg[i] - Hg[i + 1] for i in range(len(Hg) - 1)])
+    # The same holds for -2H_gamma,l/Lt: it is conserved along a critical path only up to Thm 4's eq. (3) (gamma c
+    # terms), so its middle-third half-range ug bounds how well the median estimates the path's value.  Audit (sweep
+    # seed 777001, w = 10, N = 25, iters 626): the median fell 1.488 -> 1.182 from Lt = 4 to 5.24 (0.31 > 0.25) with
+    # ug = 0.31 and 0.15 there; at the defaults ug is 0.03-0.17 from Lt = 4 on.
+    ug = [float(np.ptp(r[1]["Hg"][r[1]["mid"]])) / 2 for r in runs]
+    # The discrete H_l is eq. (1) on the leaky discretisation, a consistent approximation of the continuous H only while
+    # the step rho Lt = Lt / L is small; at rho Lt -> 1 the leak factor 1 - rho Lt -> 0 dominates.  Audit (sweep seed
+    # 888002, L = 18, Lt = 14.4: rho Lt = 0.80): the discrete median fell 1.42 -> 0.60 while -2H_gamma/Lt and min COI
+    # kept their trends.  So its rise is asserted between consecutive Lt with rho Lt <= 1/2 (the defaults reach 0.375).
+    L_layers = len(runs[0][1]["H"])
+    fine = [Lt / L_layers <= 0.5 for Lt in Lts]
+    rise_H = max([0.0] + [H[i] - H[i + 1] - u[i] - u[i + 1] for i in range(len(H) - 1) if fine[i] and fine[i + 1]])
+    rise_Hg = max([0.0] + [Hg[i] - Hg[i + 1] - ug[i] - ug[i + 1] for i in range(len(Hg) - 1)])
     fall_c = max([0.0] + [cm[i + 1] / cm[i] - 1 for i in range(len(cm) - 1)])
-    parts = {"-2H/Lt non-decreasing (slack 0.25 + its non-conservation u)": (rise_H, 0.25),
-             "-2H_gamma/Lt non-decreasing (slack 0.25)": (rise_Hg, 0.25),
+    parts = {"-2H/Lt non-decreasing where rho Lt <= 1/2 (slack 0.25 + its non-conservation u)": (rise_H, 0.25),
+             "-2H_gamma/Lt non-decreasing (slack 0.25 + its non-conservation ug)": (rise_Hg, 0.25),
              "min COI non-increasing (slack 5%)": (fall_c, 0.05),
              # from below / above (eq. (4) upper side: -2H/Lt <= min COI_gamma + gamma c^2; discrete slack 0.1)
              "-2H/Lt <= min COI + 0.1 at every Lt": (max(h - c for h, c in zip(H, cm)), 0.1)}
@@ -257,6 +268,7 @@ def _trend_parts(runs, k, check_k=True, endpoint_rank=False):
             parts["|-2H_gamma/Lt - k| <= 0.5 at largest Lt"] = (abs(Hg[-1] - k), 0.5)
             parts["|min COI - k| <= 0.5 at largest Lt"] = (abs(cm[-1] - k), 0.5)
     vals = {"Lt": Lts, "minus2H_over_Lt_mid": H, "minus2H_over_Lt_mid_halfrange": u,
+            "minus2Hgamma_over_Lt_mid_halfrange": ug,
             "minus2Hgamma_over_Lt_mid": Hg, "min_coi_gamma": cm,
             "rank_mid": [r[1]["rank"] for r in runs], "train_mse": [r[1]["mse"] for r in runs],
             "stationarity": [r[1]["stat"] for r in runs],
