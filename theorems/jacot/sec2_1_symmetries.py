@@ -364,7 +364,11 @@ def _disc_outcome(p, scheme="D1", claimed_order=1.0):
         ce = np.array(cost_errs)
         if ce[-1] > 1e3 * ref_err:
             qc = np.log2(ce[:-1] / ce[1:])
-            parts["cost order"] = (abs(qc[-1] - claimed_order), 3 * abs(qc[-1] - qc[-2]) + 1e-3)
+            # the corrected statement says the cost CONVERGES (its error O(1/L) at worst, as the path's): asserted
+            # one-sided, order >= claimed within the same Richardson allowance.  Audit (sweep seed 424242: w = 1,
+            # N = 11, Lt = 7.7, lam = 9.5): the first-order terms of loss and regulariser nearly cancel and the cost
+            # error fell at orders 2.2, 2.7, 3.3 -- faster than 1/L, which the two-sided test called refuted.
+            parts["cost order >= 1"] = (max(0.0, claimed_order - qc[-1]), 3 * abs(qc[-1] - qc[-2]) + 1e-3)
             values["cost_errors"] = ce.tolist()
             values["cost_orders"] = qc.tolist()
     return Outcome.from_parts(parts, message=f"errors {', '.join(f'{e:.3g}' for e in errs)} at L = {Ls}; "

