@@ -130,7 +130,7 @@ def _bv_outcome(p, with_variance=True):
         # the cross term mean_i (T_i - m).(m - yt) is 0 exactly and only the rounding dm <= gamma_N max|T| of the
         # computed mean m survives it: 2 |dm| |m - yt|; each sum of squares errs by gamma_{Q+N} of its value
         n_j = X.shape[1]
-        scale += (p.Q + n_j) * (var + bias) + 2 * n_j * _f(xc.max_abs(T)) * _f(xp.sqrt(2 * bias))
+        scale += (p.Q + n_j) * (var + bias) + 2 * n_j * _f(xc.max_abs(T)) * float(np.sqrt(2 * bias))
     # error model: first-order rounding of both sides (Higham gamma_n ~ n eps); (3.6)'s own sum errs by
     # (Q + N) eps c36; tau's solve errs by ~Q eps cond(R) |T| = Q eps |T| (R orthogonal), entering both sides alike
     sc = 4 * EPS * (scale + (p.Q + sum(X.shape[1] for X in clusters)) * c36)
