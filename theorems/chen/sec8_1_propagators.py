@@ -16,7 +16,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from solvers.xp import on, xp_of
-from theorems.claim import Claim, Outcome, Param
+from theorems.claim import Claim, Outcome, Param, ParamError
 from theorems.chen._common import EPS, XP, rng_for
 from theorems.chen._toy import RTOL, _toy_instance, _toy_params
 
@@ -172,10 +172,18 @@ l82 = Claim(
     status="erratum",
     bound=True,
     corrected=r"BB^T\ge\lambda_0\ \Longrightarrow\ \|AB\|_{op}\ge\sqrt{\lambda_0}\|A\|_{op}\ (\text{equality at }A=0)",
-    params=[Param.int("Q", 3, 1, 6, "dimension", search=(1, 5)),
+    params=[Param.int("Q", 3, 1, 6, "dimension (ignored where A or B is given)", search=(1, 5)),
             Param.seed("seed"),
-            Param.bool("zero_A", False, "use A = 0 (the counterexample to the strict form)")],
-    notes="lambda_0 := lambda_min(B B^T) (B random, invertible a.s.).  Numeric: violation max(0, sqrt(lambda_0)||A|| - "
+            Param.bool("zero_A", False, "use A = 0 (the counterexample to the strict form)"),
+            Param.matrix("A", None, "a Q x Q matrix of your own (drawn Gaussian from the seed when omitted)",
+                         shape=("Q", "Q")),
+            Param.matrix("B", None, "a Q x Q matrix of your own (drawn Gaussian from the seed when omitted)",
+                         shape=("Q", "Q"), families=("gaussian", "diagonal", "orthogonal", "near_singular",
+                                                     "ill_conditioned", "rank_deficient", "symmetric", "seed"))],
+    validate=lambda p: _validate_l82(p),
+    notes="The lemma quantifies over all A, B: both are matrix parameters (properties, the tightness search and "
+          "sweeps draw them from the matrix families, half the draws the seeded Gaussian instance).  "
+          "lambda_0 := lambda_min(B B^T) (B random, invertible a.s.).  Numeric: violation max(0, sqrt(lambda_0)||A|| - "
           "||AB||) against rounding.  'stated': the strict inequality at A = 0 (0 > 0 is false).  (8.19) misses a "
           "square: ||AB||^2 = ||B^T A^T||^2 (E12).",
     catalogue="chen §2.9 L82; §4 E12",
@@ -183,29 +191,47 @@ l82 = Claim(
 )
 
 
+def _validate_l82(p):
+    shapes = {n: np.shape(p[n]) for n in ("A", "B") if p[n] is not None}
+    for n, sh in shapes.items():
+        if len(sh) != 2 or sh[0] != sh[1]:
+            raise ParamError(f"parameter {n} must be a square matrix, got shape {sh}")
+    if len(set(shapes.values())) > 1:
+        raise ParamError(f"parameters A and B must have the same shape, got {shapes['A']} and {shapes['B']}")
+    if p.zero_A and p.A is not None:
+        raise ParamError("parameters zero_A=true and A both given: choose one")
+
+
 def _l82(p):
-    """||AB||_2 and sqrt(lambda_min(B B^T)) ||A||_2 through the array API (the instance drawn on the host)."""
+    """||AB||_2 and sqrt(lambda_min(B B^T)) ||A||_2 through the array API (the instance drawn on the host, or
+    the user's A, B)."""
     rng = rng_for(p.seed)
-    A = np.zeros((p.Q, p.Q)) if p.zero_A else rng.standard_normal((p.Q, p.Q))
-    B = rng.standard_normal((p.Q, p.Q))
+    given = next((np.asarray(p[n], float) for n in ("A", "B") if p[n] is not None), None)
+    Q = p.Q if given is None else given.shape[0]
+    A0 = rng.standard_normal((Q, Q))
+    B0 = rng.standard_normal((Q, Q))
+    A = np.zeros((Q, Q)) if p.zero_A else (np.asarray(p.A, float) if p.A is not None else A0)
+    B = np.asarray(p.B, float) if p.B is not None else B0
     xp = xp_of(p)
     Ax, Bx = on(xp, A, B)
-    lam0 = float(xp.linalg.eigvalsh(Bx @ xp.matrix_transpose(Bx))[0])
+    # sqrt(lambda_0) = sigma_min(B) (B square), taken from the singular values: absolute error ~ eps sigma_max(B),
+    # where sqrt of the computed eigenvalue of B B^T errs by ~sqrt(eps) sigma_max(B) near a singular B
+    smin = float(xp.min(xp.linalg.svdvals(Bx)))
     lhs = float(xp.linalg.matrix_norm(Ax @ Bx, ord=2))
-    return lhs, float(np.sqrt(max(lam0, 0.0))) * float(xp.linalg.matrix_norm(Ax, ord=2)), A, B
+    return lhs, smin * float(xp.linalg.matrix_norm(Ax, ord=2)), A, B
 
 
 @l82.numeric(backends=XP)
 def l82_numeric(p):
     """||AB|| >= sqrt(lambda_0) ||A|| (rounding)."""
     lhs, rhs, A, B = _l82(p)
-    tol = 16 * p.Q * EPS * (1 + np.linalg.norm(A, 2) * np.linalg.norm(B, 2))
+    tol = 16 * A.shape[0] * EPS * (1 + np.linalg.norm(A, 2) * np.linalg.norm(B, 2))
     return Outcome(residual=max(0.0, rhs - lhs), tolerance=tol, message=f"||AB|| = {lhs:.4g} >= {rhs:.4g}",
                    # sqrt(lambda_0)||A|| / ||AB||; none where A = 0 (0 >= 0 says nothing about the constant)
                    values={"lhs": float(lhs), "rhs": float(rhs), "tightness": float(rhs / lhs) if lhs > 0 else None})
 
 
-l82.property(over=("Q", "seed", "zero_A"), max_examples=15)
+l82.property(over=("Q", "seed", "zero_A", "A", "B"), max_examples=15)
 
 
 @l82.falsifier("stated", fixed={"zero_A": True})
@@ -216,4 +242,4 @@ def l82_stated(p):
                    values={"gap": float(lhs - rhs)}, message=f"gap = {lhs - rhs:.3g} (strict form needs > 0)")
 
 
-l82.tightness(over=("Q", "seed"), max_examples=30)
+l82.tightness(over=("Q", "seed", "A", "B"), max_examples=30)
