@@ -443,8 +443,16 @@ def _comm_symbolic_core(variant="stated"):
         Hp = sp.eye(3) - H
         rhs = {"sign_flipped": H * M * Hp + Hp * M * H, "missing_term": H * M * Hp}.get(variant, H * M * Hp - Hp * M * H)
         left += sum(1 for e in (H * M - M * H - rhs) if sp.expand(e) != 0)
-    return Outcome(residual=left, tolerance=0, values={"method": "sympy.expand", "instances": ["Q=3, 8 patterns"],
-                                                       "proved": "[H,M] = H M H^perp - H^perp M H for any M"})
+    # the most general instance: H a 3 x 3 matrix of 9 free symbols too (the identity needs neither that H is
+    # diagonal nor that it is a projection: H M (I - H) - (I - H) M H = H M - M H term by term)
+    H = sp.Matrix(3, 3, lambda i, j: sp.Symbol(f"h{i}{j}"))
+    Hp = sp.eye(3) - H
+    rhs = {"sign_flipped": H * M * Hp + Hp * M * H, "missing_term": H * M * Hp}.get(variant, H * M * Hp - Hp * M * H)
+    left += sum(1 for e in (H * M - M * H - rhs) if sp.expand(e) != 0)
+    return Outcome(residual=left, tolerance=0, values={"method": "sympy.expand",
+                                                       "instances": ["Q=3, 8 patterns", "Q=3, H and M free"],
+                                                       "proved": "[H,M] = H M H^perp - H^perp M H for any M (and any "
+                                                                 "H, H^perp := I - H)"})
 
 
 @comm.symbolic(timeout=30)
