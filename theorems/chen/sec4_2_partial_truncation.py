@@ -42,29 +42,45 @@ part = Claim(
             Param.int("N", 6, 1, 30, "points", search=(1, 12)),
             Param.seed("seed")],
     notes="Numeric (corrected): on random states, (J0perp)_r > 0 exactly when some layer coordinate u_ir <= 0 (count of "
-          "mismatches, tolerance 0).  'stated': a cluster in R^Q_+ satisfies (4.10) and has J0perp = 0 (residual: "
-          "number of coordinates r with (J0perp)_r = 0).  (1.21) states the condition with the off-diagonal sectors, "
+          "mismatches, tolerance 0).  Issue-19 audit 2: J0perp was computed as mean(U <= 0) and compared with any(U <= 0), "
+          "a check that could not fail (the mean of indicators is positive iff one is); it is now read off the direct "
+          "gradient of the cost (dC/dbeta = R^T J0perp v at v = 1, chain rule through the network).  'stated' (was a "
+          "fully untruncated cluster): a partially truncated cluster, as the document intends (4.10), with no point "
+          "truncated in coordinate 0, so (J0perp)_0 = 0 (residual: number of coordinates r with (J0perp)_r = 0).  (1.21) states the condition with the off-diagonal sectors, "
           "which does not give it either (decision D8: neither is used as a hypothesis).",
     catalogue="chen §2.6 G2; §4 E18",
     covers=("G2", "E18"),
 )
 
 
+def _j0perp_direct(xp, R, beta, X):
+    """(J0perp)_r by the chain rule through the network, not from its formula: with the target chosen so that
+    v = R(beta + yt) = (1, ..., 1), the direct gradient is dC/dbeta = R^T J0perp v (d tau/d beta = -R^T D^perp R and
+    D^perp sigma(u) = 0), so J0perp = R dC/dbeta.  Also the layer coordinates U."""
+    Q, N = X.shape
+    yt = xp.matrix_transpose(R) @ xp.ones((Q,), dtype=X.dtype) - beta
+    Y = xp.broadcast_to(xc.col(yt), (Q, N))
+    _, gb = xc.grad_packed([R], [beta], X, Y, xp.full((N,), 1.0 / N, dtype=X.dtype))
+    return R @ gb[0], R @ (X + xc.col(beta))
+
+
 @part.numeric(backends=("numpy", "cupy"))
 def part_numeric(p):
-    """(J0perp)_r > 0 iff some point is truncated in coordinate r (through the array API)."""
+    """(J0perp)_r > 0 iff some point is truncated in coordinate r: J0perp from the direct gradient (a multiple of
+    1/N up to rounding, decided > 0 at 1/(2N)) against the layer coordinates (through the array API)."""
     rng = rng_for(p.seed)
     R = random_orthogonal(p.Q, rng) if p.Q > 1 else np.eye(1)
     beta = 0.5 * rng.standard_normal(p.Q)
     X = rng.standard_normal((p.Q, p.N))
     xp = xp_of(p)
     R, beta, X = on(xp, R, beta, X)
-    U = R @ (X + xc.col(beta))
-    jp_x = xp.mean(xp.astype(U <= 0, xp.float64), axis=1)           # (3.39)-(3.40): n_r / N
-    mism = int(xp.sum(xp.astype((jp_x > 0) != xp.any(U <= 0, axis=1), xp.int64)))
+    jp_x, U = _j0perp_direct(xp, R, beta, X)
+    # J0perp_r = n_r / N exactly; the chain rule errs by ~ Q eps (1 + max|u|): far below the 1/(2N) threshold
+    mism = int(xp.sum(xp.astype((jp_x > 0.5 / p.N) != xp.any(U <= 0, axis=1), xp.int64)))
+    off = float(xp.max(xp.abs(jp_x * p.N - xp.round(jp_x * p.N))))
     jp = asnumpy(jp_x)
-    return Outcome(residual=float(mism), tolerance=0.0, values={"J0perp": jp.tolist()},
-                   message=f"{mism} coordinates where (J0perp)_r > 0 disagrees with 'some u_ir <= 0'")
+    return Outcome(residual=float(mism), tolerance=0.0, values={"J0perp": jp.tolist(), "distance_from_k_over_N": off},
+                   message=f"{mism} coordinates where (J0perp)_r > 0 (direct gradient) disagrees with 'some u_ir <= 0'")
 
 
 part.property(over=("Q", "N", "seed"), max_examples=15)
@@ -72,14 +88,22 @@ part.property(over=("Q", "N", "seed"), max_examples=15)
 
 @part.falsifier("stated")
 def part_stated(p):
-    """A fully untruncated cluster: (4.10) holds, J0perp = 0."""
+    """(4.10) on a partially truncated cluster, as the document intends it: some points truncated (in every
+    coordinate but the first), the rest untruncated, so the support meets R^Q minus R^Q_- and the cluster is
+    partially truncated; yet no point is truncated in coordinate 0 and (J0perp)_0 = 0 (direct gradient).  At Q = 1
+    (no such split) a fully untruncated cluster.  Residual: number of coordinates r with (J0perp)_r = 0."""
     R, beta, X, yt = _layer_instance(p.Q, p.N, p.seed, "plus")
     U = R @ (X + beta[:, None])
+    if p.Q > 1 and p.N > 1:
+        U[1:, 0] = -U[1:, 0]                 # point 0 truncated in coordinates 1..Q-1, untruncated in 0
+        X = R.T @ U - beta[:, None]
+    jp, U = _j0perp_direct(np, R, beta, X)
     holds_410 = bool(np.any(np.any(U > 0, axis=0)))
-    jp = cm.j0perp(R, beta, X)
-    return Outcome(residual=float(np.sum(jp == 0)) if holds_410 else 0.0, tolerance=0.0,
-                   values={"J0perp": jp.tolist(), "condition_4_10": holds_410},
-                   message=f"(4.10) holds, J0perp = {jp.tolist()}")
+    partial = bool(np.any(U <= 0))
+    zero = int(np.sum(jp <= 0.5 / p.N))
+    return Outcome(residual=float(zero) if holds_410 else 0.0, tolerance=0.0,
+                   values={"J0perp": jp.tolist(), "condition_4_10": holds_410, "partially_truncated": partial},
+                   message=f"(4.10) holds (partially truncated: {partial}), J0perp = {np.round(jp, 12).tolist()}")
 
 
 # ===========================================================================
