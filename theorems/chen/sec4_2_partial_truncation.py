@@ -18,10 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from solvers import chen as cm
-from solvers import xp_chen as xc
 from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.chen._common import EPS, random_orthogonal, rng_for
+from theorems.chen._common import EPS, j0perp_direct, random_orthogonal, rng_for
 from theorems.chen._orbits import _layer_instance, _traj_bt
 
 
@@ -53,17 +52,6 @@ part = Claim(
 )
 
 
-def _j0perp_direct(xp, R, beta, X):
-    """(J0perp)_r by the chain rule through the network, not from its formula: with the target chosen so that
-    v = R(beta + yt) = (1, ..., 1), the direct gradient is dC/dbeta = R^T J0perp v (d tau/d beta = -R^T D^perp R and
-    D^perp sigma(u) = 0), so J0perp = R dC/dbeta.  Also the layer coordinates U."""
-    Q, N = X.shape
-    yt = xp.matrix_transpose(R) @ xp.ones((Q,), dtype=X.dtype) - beta
-    Y = xp.broadcast_to(xc.col(yt), (Q, N))
-    _, gb = xc.grad_packed([R], [beta], X, Y, xp.full((N,), 1.0 / N, dtype=X.dtype))
-    return R @ gb[0], R @ (X + xc.col(beta))
-
-
 @part.numeric(backends=("numpy", "cupy"))
 def part_numeric(p):
     """(J0perp)_r > 0 iff some point is truncated in coordinate r: J0perp from the direct gradient (a multiple of
@@ -74,7 +62,7 @@ def part_numeric(p):
     X = rng.standard_normal((p.Q, p.N))
     xp = xp_of(p)
     R, beta, X = on(xp, R, beta, X)
-    jp_x, U = _j0perp_direct(xp, R, beta, X)
+    jp_x, U = j0perp_direct(xp, R, beta, X)
     # J0perp_r = n_r / N exactly; the chain rule errs by ~ Q eps (1 + max|u|): far below the 1/(2N) threshold
     mism = int(xp.sum(xp.astype((jp_x > 0.5 / p.N) != xp.any(U <= 0, axis=1), xp.int64)))
     off = float(xp.max(xp.abs(jp_x * p.N - xp.round(jp_x * p.N))))
@@ -97,7 +85,7 @@ def part_stated(p):
     if p.Q > 1 and p.N > 1:
         U[1:, 0] = -U[1:, 0]                 # point 0 truncated in coordinates 1..Q-1, untruncated in 0
         X = R.T @ U - beta[:, None]
-    jp, U = _j0perp_direct(np, R, beta, X)
+    jp, U = j0perp_direct(np, R, beta, X)
     holds_410 = bool(np.any(np.any(U > 0, axis=0)))
     partial = bool(np.any(U <= 0))
     zero = int(np.sum(jp <= 0.5 / p.N))

@@ -216,7 +216,7 @@ def _l82(p):
     Ax, Bx = on(xp, A, B)
     # sqrt(lambda_0) = sigma_min(B) (B square), taken from the singular values: absolute error ~ eps sigma_max(B),
     # where sqrt of the computed eigenvalue of B B^T errs by ~sqrt(eps) sigma_max(B) near a singular B
-    smin = float(xp.min(xp.linalg.svdvals(Bx)))
+    smin = float(xp.linalg.svdvals(Bx)[-1])           # the array API lists singular values in descending order
     lhs = float(xp.linalg.matrix_norm(Ax @ Bx, ord=2))
     return lhs, smin * float(xp.linalg.matrix_norm(Ax, ord=2)), A, B
 
