@@ -394,7 +394,7 @@ comm = Claim(
             Param.seed("seed of M and the pattern"),
             Param.int("batch", 1, 1, 1024, "pairs (H, M) checked at once, stacked on a leading axis (seeds seed, "
                       "seed + 1, ...)", search=(1, 16)),
-            Param.matrix("M", None, "a Q x Q matrix of your own (the pattern H still drawn from the seed; batch 1)",
+            Param.matrix("M", None, "a Q x Q matrix of your own (the patterns H still drawn from seed, seed + 1, ...)",
                          shape=("Q", "Q"))],
     validate=lambda p: _validate_comm(p),
     notes="M is a matrix parameter (the identity quantifies over M; properties and sweeps draw the matrix families).  "
@@ -410,8 +410,6 @@ def _validate_comm(p):
         sh = np.shape(p.M)
         if len(sh) != 2 or sh[0] != sh[1]:
             raise ParamError(f"parameter M must be a square matrix, got shape {sh}")
-        if p.batch != 1:
-            raise ParamError(f"parameter M is one matrix: batch={p.batch} must be 1 with it")
 
 
 def _comm_case(p, seed=None):
