@@ -114,13 +114,14 @@ def _validate_toy_matrices(p):
 
 
 def _toy_instance(p, definite=None):
-    given = [np.asarray(p[n], float) for n in _TOY_MATRICES if p.get(n) is not None]
+    mats = {n: getattr(p, n, None) for n in _TOY_MATRICES}   # p may be a plain namespace (batched seeds)
+    given = [np.asarray(m, float) for m in mats.values() if m is not None]
     Q = p.Q if not given else given[0].shape[0]
     rng = rng_for(p.seed)
     W = 0.5 * rng.standard_normal((Q, Q))
     B = 0.5 * rng.standard_normal((Q, Q))
     Y = rng.standard_normal((Q, Q))
-    W, B, Y = (np.asarray(p[n], float) if p.get(n) is not None else M for n, M in zip(_TOY_MATRICES, (W, B, Y)))
+    W, B, Y = (np.asarray(mats[n], float) if mats[n] is not None else M for n, M in zip(_TOY_MATRICES, (W, B, Y)))
     if definite == "plus":
         B = B + 1.5 * np.eye(Q)
         W = 0.3 * W
