@@ -208,7 +208,7 @@ NOT_BOUNDS = {
         "sander.topk_dual_ascent", "sander.relu_counterexample", "chen.staircase"),
     "a sign or strictness with no constant to sharpen (> 0, <= 0, A >= 0 entrywise, s_1 < infinity)": (
         "jacot.erratum_prop9_perturbation", "jacot.prop5_nonnegative_limit", "jacot.stable_minima",
-        "vanrossem.fixed_point_stability", "menon.entropy_monotone", "chen.cost_decrease", "chen.collapse",
+        "vanrossem.fixed_point_stability", "menon.entropy_monotone", "chen.cost_decrease",
         "chen.partial_truncation_condition", "sander.revnet_continuous_spectrum", "sander.nonuniversality_v0_zero"),
     "an identity whose consequence is a sign (dE/dt = -|grad E|^2 <= 0), or a minimisation solved in closed form": (
         "jacot.erratum_prop6_limit",   # the corrected statement is the equality |A|_K^2 = |A|_Kbar^2

@@ -94,7 +94,8 @@ class _LambdaMax:
     def __init__(self, xp):
         self._xp = xp
         self.linalg = SimpleNamespace(matrix_norm=xp.linalg.matrix_norm,
-                                      eigvalsh=lambda A: xp.flip(xp.linalg.eigvalsh(A), axis=-1))
+                                      eigvalsh=lambda A: xp.flip(xp.linalg.eigvalsh(A), axis=-1),
+                                      svdvals=lambda A: xp.flip(xp.linalg.svdvals(A), axis=-1))
 
     def __getattr__(self, name):
         return getattr(self._xp, name)

@@ -23,6 +23,7 @@ import numpy as np
 
 from solvers import chen as cm
 from solvers import orthogonal
+from solvers import xp_chen as xc
 from solvers.xp import on
 from theorems.claim import ParamError
 
@@ -153,3 +154,14 @@ def kink_distance(Rs, betas, clusters) -> float:
             m = min(m, float(np.min(np.abs(U))))
             Z = R.T @ cm.relu(U) - b[:, None]
     return m
+
+
+def j0perp_direct(xp, R, beta, X):
+    """(J0perp)_r by the chain rule through the network, not from its formula: with the target chosen so that
+    v = R(beta + yt) = (1, ..., 1), the direct gradient is dC/dbeta = R^T J0perp v (d tau/d beta = -R^T D^perp R and
+    D^perp sigma(u) = 0), so J0perp = R dC/dbeta.  Also the layer coordinates U."""
+    Q, N = X.shape
+    yt = xp.matrix_transpose(R) @ xp.ones((Q,), dtype=X.dtype) - beta
+    Y = xp.broadcast_to(xc.col(yt), (Q, N))
+    _, gb = xc.grad_packed([R], [beta], X, Y, xp.full((N,), 1.0 / N, dtype=X.dtype))
+    return R @ gb[0], R @ (X + xc.col(beta))

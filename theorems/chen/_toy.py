@@ -11,7 +11,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from solvers import chen as cm
-from theorems.claim import Param
+from theorems.claim import Param, ParamError
 from theorems.chen._common import random_orthogonal, rng_for
 
 
@@ -92,15 +92,40 @@ def _toy_params(extra=()):
             Param.float("T", 4.0, 0.1, 10.0, "time horizon"), *extra]
 
 
+_TOY_MATRICES = ("W0", "B0", "Y")
+
+
+def _toy_matrix_params():
+    """W(0), B(0), Y as matrix parameters, for claims that quantify over the toy's states (entries bounded by 2:
+    the toy flow's stiffness grows with |B|^2 + |W|^2)."""
+    return [Param.matrix(n, None, f"{what} (Q x Q) of your own; drawn from the seed when omitted", shape=("Q", "Q"),
+                         bound=2.0, families=("gaussian", "diagonal", "identity_like", "symmetric", "orthogonal",
+                                              "near_singular", "rank_deficient", "seed"))
+            for n, what in zip(_TOY_MATRICES, ("W(0)", "B(0)", "the labels Y"))]
+
+
+def _validate_toy_matrices(p):
+    shapes = {n: np.shape(p[n]) for n in _TOY_MATRICES if p.get(n) is not None}
+    for n, sh in shapes.items():
+        if len(sh) != 2 or sh[0] != sh[1]:
+            raise ParamError(f"parameter {n} must be a square matrix, got shape {sh}")
+    if len(set(shapes.values())) > 1:
+        raise ParamError("parameters " + ", ".join(f"{n} {sh}" for n, sh in shapes.items()) + " must have one shape")
+
+
 def _toy_instance(p, definite=None):
+    mats = {n: getattr(p, n, None) for n in _TOY_MATRICES}   # p may be a plain namespace (batched seeds)
+    given = [np.asarray(m, float) for m in mats.values() if m is not None]
+    Q = p.Q if not given else given[0].shape[0]
     rng = rng_for(p.seed)
-    W = 0.5 * rng.standard_normal((p.Q, p.Q))
-    B = 0.5 * rng.standard_normal((p.Q, p.Q))
-    Y = rng.standard_normal((p.Q, p.Q))
+    W = 0.5 * rng.standard_normal((Q, Q))
+    B = 0.5 * rng.standard_normal((Q, Q))
+    Y = rng.standard_normal((Q, Q))
+    W, B, Y = (np.asarray(mats[n], float) if mats[n] is not None else M for n, M in zip(_TOY_MATRICES, (W, B, Y)))
     if definite == "plus":
-        B = B + 1.5 * np.eye(p.Q)
+        B = B + 1.5 * np.eye(Q)
         W = 0.3 * W
     elif definite == "minus":
-        W = W + 1.5 * np.eye(p.Q)
+        W = W + 1.5 * np.eye(Q)
         B = 0.3 * B
     return W, B, Y

@@ -214,3 +214,13 @@ def gauge_stated(p):
     rng = np.random.default_rng(p.seed + 4)
     A = random_orthogonal(p.Q, rng) @ np.diag(np.resize([1.0, 2.0, 0.5], p.Q))
     return _gauge_outcome(p, A)
+
+
+@gauge.falsifier("sign_flip", search=("seed",), fixed={"Q": 3})
+def gauge_sign_flip(p):
+    """The nearest A outside the corrected class: the positive diagonal of the numeric check with its first entry's
+    sign flipped (still in GL).  ReLU is positively homogeneous only: sigma(-z) != -sigma(z), so the output changes
+    on every point whose first pre-activation of layer L is nonzero (the metric stays invariant)."""
+    d = np.random.default_rng(p.seed + 4).uniform(0.2, 5.0, p.Q)
+    d[0] = -d[0]
+    return _gauge_outcome(p, np.diag(d))

@@ -37,7 +37,9 @@ al = Claim(
     notes="A1: polar decomposition W = |W| R, |W| = (W W^T)^{1/2} = R~^T W_* R~; aligned iff |W| is diagonal.  "
           "'W_* >= 0' (l.69, l.525) must be W_* > 0 (W invertible).  A2/(6.2): sigma(Dx) = D sigma(x) for "
           "D >= 0 diagonal.  T1 (3.17): the cost, hence its (beta, R)-gradient with W_* frozen, is the same "
-          "at W_* R and at R.",
+          "at W_* R and at R.  Tolerance (issue-19 audit 2): 64 Q eps cond(W_*) S (x (1 + |yt|)^2 for the costs); the "
+          "cost part is 3.5e4 x the residual at the defaults, where the residual is 1 ulp; over 60 sweep draws (seed "
+          "11) the worst residual is 1/1200 of it (cost) and 1/100-1/400 (the other parts).",
     catalogue="chen §2.2 A1, A2; §2.4 T1",
     covers=("A1", "A2", "T1"),
 )

@@ -74,7 +74,10 @@ cum = Claim(
     status="holds",
     params=_net_params(),
     notes="Telescoping (W^(l))^{-1} W_l...W_{j+1} = (W^(j))^{-1}.  Also checked: the map (W_l, b_l) -> "
-          "(W^(l), beta^(l)) is inverted exactly by solvers.chen.per_layer (round trip, catalogue M12).",
+          "(W^(l), beta^(l)) is inverted exactly by solvers.chen.per_layer (round trip, catalogue M12).  "
+          "Tolerance (issue-19 audit 2): a normwise solve bound 16 Q L eps cond S max|W|; 2.9e4 x the residual at "
+          "the defaults, where the residual is 3-5 ulp; over 60 sweep draws (seed 11) the worst residual is 1/150 of it "
+          "(a worst-case bound over L solves, not a crude scale).",
     catalogue="chen §2.1 M2, M12",
     covers=("M2",),
 )
@@ -187,7 +190,10 @@ sect = Claim(
     params=_net_params(L=1, extra=[Param.float("wall", 0.3, 0.0, 1.0, "fraction of points moved onto a wall")]),
     notes="D1/E22: with h(0) = 0 the orthant R^Q_+ is open, so the walls of the closed orthant are fixed points "
           "outside S^+ (a measure-zero set); (2.15) is exact because R^Q_- is closed.  Independence: on S^+ "
-          "and S^-, tau does not depend on W^(l); on S^+ not on beta^(l) (checked by perturbing them).",
+          "and S^-, tau does not depend on W^(l); on S^+ not on beta^(l) (checked by perturbing them).  "
+          "Tolerance (issue-19 audit 2): the independence parts allow 4 x 16 Q eps cond(W) S (solve bound); 2.4e5 x "
+          "the residual at the defaults, where the residual is below 1 ulp (points deep in S^+ map back exactly); over 60 "
+          "sweep draws (seed 11) the worst residual is 1/90 (beta) and 1/215 (W) of it.",
     catalogue="chen §2.1 M6; §4 E22",
     covers=("M6", "E22"),
 )

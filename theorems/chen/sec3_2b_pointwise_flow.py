@@ -22,7 +22,7 @@ from scipy.linalg import expm
 from solvers import chen as cm
 from solvers import fd, orthogonal
 from solvers.xp import on, xp_of
-from theorems.claim import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, KINK, XP, random_orthogonal, rng_for
 from theorems.chen._pointwise import _cost1, _kink_guard, _pt_params, point_state
 
@@ -393,19 +393,33 @@ comm = Claim(
     params=[Param.int("Q", 4, 1, 8, "dimension", search=(1, 6)),
             Param.seed("seed of M and the pattern"),
             Param.int("batch", 1, 1, 1024, "pairs (H, M) checked at once, stacked on a leading axis (seeds seed, "
-                      "seed + 1, ...)", search=(1, 16))],
-    notes="True for any M (symmetry of M is not needed), as long as H is a diagonal 0/1 matrix.  (In fact for any H: "
+                      "seed + 1, ...)", search=(1, 16)),
+            Param.matrix("M", None, "a Q x Q matrix of your own (the patterns H still drawn from seed, seed + 1, ...)",
+                         shape=("Q", "Q"))],
+    validate=lambda p: _validate_comm(p),
+    notes="M is a matrix parameter (the identity quantifies over M; properties and sweeps draw the matrix families).  "
+          "True for any M (symmetry of M is not needed), as long as H is a diagonal 0/1 matrix.  (In fact for any H: "
           "H M (I - H) - (I - H) M H = H M - M H; the numeric check is a rounding test of that algebra, batched.)",
     catalogue="chen §2.4 T5",
     covers=("T5",),
 )
 
 
+def _validate_comm(p):
+    if p.M is not None:
+        sh = np.shape(p.M)
+        if len(sh) != 2 or sh[0] != sh[1]:
+            raise ParamError(f"parameter M must be a square matrix, got shape {sh}")
+
+
 def _comm_case(p, seed=None):
     rng = rng_for(p.seed if seed is None else seed)
-    H = np.diag((rng.random(p.Q) < 0.5).astype(float))
-    M = rng.standard_normal((p.Q, p.Q))
-    return H, M, np.eye(p.Q) - H
+    Q = p.Q if p.M is None else np.shape(p.M)[0]
+    H = np.diag((rng.random(Q) < 0.5).astype(float))
+    M = rng.standard_normal((Q, Q))
+    if p.M is not None:
+        M = np.asarray(p.M, float)
+    return H, M, np.eye(Q) - H
 
 
 @comm.numeric(backends=XP)
@@ -414,16 +428,16 @@ def comm_numeric(p):
     leading axis, the pair with the largest residual over its own tolerance decides."""
     from solvers.xp import asnumpy
     cases = [_comm_case(p, p.seed + k) for k in range(p.batch)]
-    tol = np.array([8 * p.Q * EPS * float(np.max(np.abs(M))) for _, M, _ in cases])
+    tol = np.array([8 * M.shape[0] * EPS * float(np.max(np.abs(M))) for _, M, _ in cases])
     xp = xp_of(p)
     H, M, Hp = on(xp, *(np.stack(a) for a in zip(*cases)))
     res = asnumpy(xp.max(xp.abs((H @ M - M @ H) - (H @ M @ Hp - Hp @ M @ H)), axis=(-2, -1)))
-    k = int(np.argmax(res / tol))
+    k = int(np.argmax(np.where(tol > 0, res / np.where(tol > 0, tol, 1.0), np.where(res > 0, np.inf, 0.0))))  # M = 0
     return Outcome(residual=float(res[k]), tolerance=float(tol[k]), values={"pairs": p.batch, "worst_seed": p.seed + k},
                    message=f"entrywise (worst of {p.batch} pairs: seed {p.seed + k})")
 
 
-comm.property(over=("Q", "seed"), max_examples=15)
+comm.property(over=("Q", "seed", "M"), max_examples=15)
 
 
 @comm.falsifier("plus_sign", search=("seed",))
@@ -431,7 +445,7 @@ def comm_plus(p):
     """[H, M] = H M H^perp + H^perp M H (wrong sign) fails unless M is block-diagonal in H."""
     H, M, Hp = _comm_case(p)
     res = float(np.max(np.abs((H @ M - M @ H) - (H @ M @ Hp + Hp @ M @ H))))
-    return Outcome(residual=res, tolerance=8 * p.Q * EPS * np.max(np.abs(M)), message="entrywise")
+    return Outcome(residual=res, tolerance=8 * M.shape[0] * EPS * np.max(np.abs(M)), message="entrywise")
 
 
 def _comm_symbolic_core(variant="stated"):
@@ -443,8 +457,16 @@ def _comm_symbolic_core(variant="stated"):
         Hp = sp.eye(3) - H
         rhs = {"sign_flipped": H * M * Hp + Hp * M * H, "missing_term": H * M * Hp}.get(variant, H * M * Hp - Hp * M * H)
         left += sum(1 for e in (H * M - M * H - rhs) if sp.expand(e) != 0)
-    return Outcome(residual=left, tolerance=0, values={"method": "sympy.expand", "instances": ["Q=3, 8 patterns"],
-                                                       "proved": "[H,M] = H M H^perp - H^perp M H for any M"})
+    # the most general instance: H a 3 x 3 matrix of 9 free symbols too (the identity needs neither that H is
+    # diagonal nor that it is a projection: H M (I - H) - (I - H) M H = H M - M H term by term)
+    H = sp.Matrix(3, 3, lambda i, j: sp.Symbol(f"h{i}{j}"))
+    Hp = sp.eye(3) - H
+    rhs = {"sign_flipped": H * M * Hp + Hp * M * H, "missing_term": H * M * Hp}.get(variant, H * M * Hp - Hp * M * H)
+    left += sum(1 for e in (H * M - M * H - rhs) if sp.expand(e) != 0)
+    return Outcome(residual=left, tolerance=0, values={"method": "sympy.expand",
+                                                       "instances": ["Q=3, 8 patterns", "Q=3, H and M free"],
+                                                       "proved": "[H,M] = H M H^perp - H^perp M H for any M (and any "
+                                                                 "H, H^perp := I - H)"})
 
 
 @comm.symbolic(timeout=30)

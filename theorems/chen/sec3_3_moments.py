@@ -20,7 +20,7 @@ from solvers import chen as cm
 from solvers import xp_chen as xc
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome
-from theorems.chen._common import EPS, XP, rng_for
+from theorems.chen._common import EPS, XP, j0perp_direct, rng_for
 from theorems.chen._pointwise import _pt_params, point_state
 
 
@@ -57,7 +57,10 @@ def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
     U = R @ (X + xc.col(beta))
     nu = xc.heav(U).T                                                                  # (N, Q) patterns
     Hs = nu[:, :, None] * xp.eye(Q, dtype=xp.float64)[None, :, :]                      # H(u_i) = diag(nu_i)
-    Jp_int = xp.mean(xp.linalg.diagonal(xp.eye(Q, dtype=xp.float64)[None, :, :] - Hs), axis=0)  # (3.32) integral
+    # (3.32) J0perp = int mu H^perp, read off where it acts, the bias equation: the direct gradient (chain rule through
+    # the network) is dC/dbeta = R^T J0perp v, here at v = 1 (was mean(1 - h(U)) against mean(U <= 0): the same count
+    # twice, a part that could not fail); a multiple of 1/N up to the chain rule's rounding ~ Q eps (1 + max|u|)
+    Jp_int, _ = j0perp_direct(xp, R, beta, X)
     Jp_cnt = xp.sum(xp.astype(count(U), xp.float64), axis=1) / N                        # (3.39)-(3.40)
     E, _ = xc.sector_onehot(U)
     mass = float(xp.sum(xp.mean(E, axis=0)))                                           # sum of the sector masses
@@ -70,7 +73,7 @@ def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
         w = xp.astype(diag, xp.float64) / nd
         contrib = max(float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "corrected", w))),
                       float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "stated", w))))
-    return {"J0perp_3_39": (float(xc.max_abs(Jp_int - Jp_cnt)), 4 * EPS),
+    return {"J0perp_3_39": (float(xc.max_abs(Jp_int - Jp_cnt)), 16 * Q * EPS * (1 + np.max(np.abs(Uh)))),
             "total_mass_I0": (abs(mass - 1.0), 4 * N * EPS),
             "commutator_3_35": (e335, sc),
             "diagonal_sectors_vanish": (contrib, sc * np.max(np.abs(U)))}

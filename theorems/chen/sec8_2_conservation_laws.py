@@ -17,7 +17,8 @@ from scipy.integrate import solve_ivp
 from solvers import chen as cm
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.chen._common import rng_for
-from theorems.chen._toy import RTOL, _collapsed_instance, _standard_cost, _to_network, _toy_instance, _toy_params, _toy_rhs, _toy_solve
+from theorems.chen._toy import (RTOL, _collapsed_instance, _standard_cost, _to_network, _toy_instance,
+                               _toy_matrix_params, _toy_params, _toy_rhs, _toy_solve, _validate_toy_matrices)
 
 
 # ---------------------------------------------------------------------------
@@ -30,8 +31,10 @@ cons = Claim(
     lines=(1316, 1333),
     statement=r"\partial_s\big(BB^T-W_{Q+1}^TW_{Q+1}\big)=0",
     status="holds",
-    params=_toy_params(),
-    notes="Symbolic proof in chen.toy_error_equation (Q = 2).  Numeric: DOP853 (rtol 1e-11) drift over [0, T]; "
+    params=_toy_params(_toy_matrix_params()),
+    validate=lambda p: _validate_toy_matrices(p),
+    notes="Prop 8.3 holds for every initial state: W(0), B(0), Y are matrix parameters (properties and sweeps draw "
+          "the matrix families, entries bounded by 2).  Symbolic proof in chen.toy_error_equation (Q = 2).  Numeric: DOP853 (rtol 1e-11) drift over [0, T]; "
           "error model 1e3 x rtol x |state|^2.  Falsifier 'plus_sign': B B^T + W^T W.  A property of the toy only: "
           "along the network's per-layer flow it is not conserved (catalogue R10: drift 1.2-1.9; slow reproduction "
           "here: 0.66 by s = 6 on the collapsed Q = 2 instance of chen.collapsed_reduction, where the collapse "
@@ -59,7 +62,7 @@ def cons_numeric(p):
     return _cons(p, -1.0)
 
 
-cons.property(over=("Q", "seed"), max_examples=8, fixed={"T": 2.0})
+cons.property(over=("Q", "seed", "W0", "B0", "Y"), max_examples=8, fixed={"T": 2.0})
 
 
 @cons.falsifier("plus_sign", search=("seed",))
