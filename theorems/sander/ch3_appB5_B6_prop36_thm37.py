@@ -291,7 +291,7 @@ r317 = Claim(
     equation="(3.53)",
     lines=(2608, 2612),
     statement=r"\text{choose }r\text{ with }2/r\ge\varepsilon:\ 2n^2e^{-d/(2v_xn^{2/r})}\le2n^2e^{-d/(2v_xn^{\varepsilon})}",
-    status="erratum",
+    status="erratum", bound=True,
     corrected=r"\text{choose }r\text{ with }2/r\le\varepsilon\ (r=\lceil2/\varepsilon\rceil):\ "
               r"n^{2/r}\le n^{\varepsilon}\Rightarrow2n^2e^{-d/(2v_xn^{2/r})}\le2n^2e^{-d/(2v_xn^{\varepsilon})}",
     params=[Param.int("n", 100, 2, 10**6, "number of samples", search=(2, 10**5)),
@@ -301,7 +301,9 @@ r317 = Claim(
     notes="E17 (direction reversed).  Logs of the third term of delta for the chosen r against the target (3.53).  "
           "Corrected: the smallest admissible r = ceil(2/eps) gives n^{2/r} <= n^eps.  Stated: r = 2 satisfies the printed "
           "'2/r >= eps' for every eps <= 1 and gives n^{2/r} = n > n^eps.  For tanh, larger r also shrinks eta_r "
-          "(0.148, 0.063, 0.031 for r = 3, 5, 7), so c_1 ~ eta_r^{-2} grows (catalogue T3.10).  Error model: logs, 1e-12 relative.",
+          "(0.148, 0.063, 0.031 for r = 3, 5, 7), so c_1 ~ eta_r^{-2} grows (catalogue T3.10).  Error model: logs, 1e-12 relative.  "
+          "Bound (audit issue 21): tightness term(r)/target = exp(-d/(2 v_x)(n^{-2/r} - n^{-eps})), 1 where 2/eps is an "
+          "integer (witness eps = 0.4, r = 5); the sharpened comparison term <= 0.9 target fails there.",
     catalogue="sander_part1 §2.8 T3.10; §4 E17",
     covers=("T3.10", "E17"),
 )
@@ -320,7 +322,10 @@ def _r317_unresolvable(p):
 def _r317(p, r):
     lt = math.log(2 * p.n * p.n) - p.d / (2 * p.vx * p.n ** (2 / r))
     lg = math.log(2 * p.n * p.n) - p.d / (2 * p.vx * p.n ** p.eps)
-    return Outcome(residual=lt - lg, tolerance=1e-12 * (1 + abs(lg)), values={"r": r, "log_term_r": lt, "log_target": lg},
+    # tightness (bound convention): term(r) / target = exp(lt - lg) = exp(-d/(2 v_x) (n^{-2/r} - n^{-eps})), 1 at
+    # 2/r = eps (eps = 2/k for an integer k: r = k); it may underflow to 0 far from equality
+    return Outcome(residual=lt - lg, tolerance=1e-12 * (1 + abs(lg)),
+                   values={"r": r, "log_term_r": lt, "log_target": lg, "tightness": math.exp(min(lt - lg, 700.0))},
                    message="log(third term of delta at r) - log(target term)")
 
 
@@ -331,6 +336,12 @@ def _(p):
 
 
 r317.property(over=("n", "eps"), max_examples=15)
+
+
+# equality where 2/eps is an integer k (r = k, n^{2/r} = n^eps): eps = 0.4, r = 5; the sharpened comparison
+# term <= 0.9 target fails there
+r317.tightness(over=("n", "eps", "d", "vx"), max_examples=20,
+               witnesses=[{"eps": 0.4, "n": 100, "d": 1000.0, "vx": 1.0}, {"eps": 0.5, "n": 10, "d": 10.0, "vx": 1.0}])
 
 
 @r317.falsifier("stated")
