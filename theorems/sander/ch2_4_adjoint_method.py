@@ -70,9 +70,9 @@ def _avg(method, family, N, d, seed, backend="numba"):
     return out
 
 
-def _common_params(N_default=64, N_search=(4, 512)):
+def _common_params(N_default=64, N_search=(4, 512), N_max=20_000):
     return [
-        Param.int("N", N_default, 1, 20_000, "depth", search=N_search),
+        Param.int("N", N_default, 1, N_max, "depth", search=N_search),
         Param.int("d", 4, 1, 8, "state dimension", search=(1, 6)),
         Param.seed("seed of the weights, x0 and target"),
         Param.choice("family", "smooth", FAMILIES, "smooth-in-depth weights or bounded i.i.d. weights"),
@@ -200,7 +200,9 @@ grad = Claim(
     lines=(874, 880),
     statement=r"\|\tilde\nabla_{\theta_n}L-\nabla_{\theta_n}L\|=O(\tfrac1{N^2})",
     status="holds",
-    params=_common_params(N_default=64, N_search=(32, 256)),
+    # N <= 2048 (audit issue 21): the iid family's error model runs 8 seeds at N and 2N; at N = 4326 that took 48 s of
+    # the sweep's 60 s on the shared machine, and N = 20000 would take minutes
+    params=_common_params(N_default=64, N_search=(32, 256), N_max=2048),
     validate=_validate_rate_N,
     notes="Tested as the catalogue's (c): (2N)^2 err(2N) <= 1.2 N^2 err(N), i.e. N^2 err is not growing. Error = max "
           "over layers of the Frobenius norm of the (W_n, b_n) gradient difference; iid family: geometric mean over "
@@ -222,32 +224,35 @@ IID_SPREAD_SEEDS = 8
 
 
 def _ratio_outcome(p, power, factor=1.2):
-    a = _avg("euler", p.family, p.N, p.d, p.seed, p.backend)
-    b = _avg("euler", p.family, 2 * p.N, p.d, p.seed, p.backend)
-    c1, c2 = p.N ** power * a["grad"], (2 * p.N) ** power * b["grad"]
-    tol = factor * c1 + (2 * p.N) ** power * b["grad_rounding"]
-    vals = {"grad_err_N": a["grad"], "grad_err_2N": b["grad"], f"N^{power}_err_N": c1, f"N^{power}_err_2N": c2,
-            "rel_err_N": a["grad_rel"], "rel_err_2N": b["grad_rel"]}
     if p.family == "iid":
         # error model of a random ratio: per seed j the log ratio r_j = log((2N)^p err_j(2N)) - log(N^p err_j(N)) of
         # two independent networks; the geometric-mean ratio exp(mean r) must stay below factor x exp(3 SE), SE the
         # standard error of mean r over IID_SPREAD_SEEDS seeds (a growing N^p err drifts by log 2 per doubling at
         # p -> p + 1, which 3 SE does not absorb once the seeds agree)
-        r, rnd = [], 0.0
+        l1, r, rnd, rel1, rel2 = [], [], 0.0, [], []
         for j in range(IID_SPREAD_SEEDS):
             m1 = measure("euler", "iid", p.N, p.d, p.seed + j, p.backend)
             m2 = measure("euler", "iid", 2 * p.N, p.d, p.seed + j, p.backend)
-            r.append(math.log(max(2 ** power * m2["grad"], 1e-300)) - math.log(max(m1["grad"], 1e-300)))
+            l1.append(math.log(max(m1["grad"], 1e-300)))
+            r.append(math.log(max(2 ** power * m2["grad"], 1e-300)) - l1[-1])
             rnd = max(rnd, (2 * p.N) ** power * m2["grad_rounding"])
+            rel1.append(m1["grad_rel"]); rel2.append(m2["grad_rel"])
         r = np.array(r)
         se = float(np.std(r, ddof=1) / math.sqrt(len(r)))
-        c1 = p.N ** power * float(np.exp(np.mean(np.log([max(measure("euler", "iid", p.N, p.d, p.seed + j,
-                                                                                p.backend)["grad"], 1e-300)
-                                                           for j in range(IID_SPREAD_SEEDS)]))))
+        c1 = p.N ** power * float(np.exp(np.mean(l1)))
         c2 = c1 * float(np.exp(np.mean(r)))
         tol = factor * c1 * math.exp(3 * se) + rnd
-        vals.update({f"N^{power}_err_N": c1, f"N^{power}_err_2N": c2, "log_ratio_mean": float(np.mean(r)),
-                     "log_ratio_se": se, "seeds": IID_SPREAD_SEEDS})
+        vals = {f"N^{power}_err_N": c1, f"N^{power}_err_2N": c2, "grad_err_N": c1 / p.N ** power,
+                "grad_err_2N": c2 / (2 * p.N) ** power, "rel_err_N": float(np.exp(np.mean(np.log(rel1)))),
+                "rel_err_2N": float(np.exp(np.mean(np.log(rel2)))), "log_ratio_mean": float(np.mean(r)),
+                "log_ratio_se": se, "seeds": IID_SPREAD_SEEDS}
+    else:
+        a = _avg("euler", p.family, p.N, p.d, p.seed, p.backend)
+        b = _avg("euler", p.family, 2 * p.N, p.d, p.seed, p.backend)
+        c1, c2 = p.N ** power * a["grad"], (2 * p.N) ** power * b["grad"]
+        tol = factor * c1 + (2 * p.N) ** power * b["grad_rounding"]
+        vals = {"grad_err_N": a["grad"], "grad_err_2N": b["grad"], f"N^{power}_err_N": c1, f"N^{power}_err_2N": c2,
+                "rel_err_N": a["grad_rel"], "rel_err_2N": b["grad_rel"]}
     return Outcome(residual=c2, tolerance=tol, values=vals,
                    message=f"N^{power} * gradient error: {c1:.4f} at N={p.N}, {c2:.4f} at N={2 * p.N}")
 
