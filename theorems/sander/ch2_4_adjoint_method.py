@@ -70,9 +70,9 @@ def _avg(method, family, N, d, seed, backend="numba"):
     return out
 
 
-def _common_params(N_default=64, N_search=(4, 512), N_max=20_000):
+def _common_params(N_default=64, N_search=(4, 512), N_max=20_000, N_min=1):
     return [
-        Param.int("N", N_default, 1, N_max, "depth", search=N_search),
+        Param.int("N", N_default, N_min, N_max, "depth", search=N_search),
         Param.int("d", 4, 1, 8, "state dimension", search=(1, 6)),
         Param.seed("seed of the weights, x0 and target"),
         Param.choice("family", "smooth", FAMILIES, "smooth-in-depth weights or bounded i.i.d. weights"),
@@ -202,7 +202,8 @@ grad = Claim(
     status="holds",
     # N <= 2048 (audit issue 21): the iid family's error model runs 8 seeds at N and 2N; at N = 4326 that took 48 s of
     # the sweep's 60 s on the shared machine, and N = 20000 would take minutes
-    params=_common_params(N_default=64, N_search=(32, 256), N_max=2048),
+    # (and N >= 8, what _validate_rate_N asks: the declared 1 made the sweep resample rejected draws)
+    params=_common_params(N_default=64, N_search=(32, 256), N_max=2048, N_min=8),
     validate=_validate_rate_N,
     notes="Tested as the catalogue's (c): (2N)^2 err(2N) <= 1.2 N^2 err(N), i.e. N^2 err is not growing. Error = max "
           "over layers of the Frobenius norm of the (W_n, b_n) gradient difference; iid family: geometric mean over "
