@@ -233,7 +233,8 @@ pref = Claim(
     params=[Param.int("n", 1000, 1, 10**6, "matrix dimension n (number of independent diagonal entries)", search=(1, 5000)),
             Param.float("mu_over_R", 40.0, 1.0, 2000.0, "mu/R = N p", search=(5.0, 200.0)),
             Param.float("t", 0.5, 0.0, 1.0, "threshold fraction", low_open=True, high_open=True),
-            Param.int("N", 100_000, 10, 10**7, "number of summands")],
+            # N >= 2001 > max mu/R (audit issue 21: N from 10 drew N <= mu/R, p >= 1, in 5 of 20 sweep draws, rejected)
+            Param.int("N", 100_000, 2001, 10**7, "number of summands (> mu/R, so p = mu/(RN) < 1)")],
     validate=lambda p: (_ for _ in ()).throw(ParamError(
         f"parameters: mu_over_R={p.mu_over_R} must be < N={p.N}")) if p.mu_over_R >= p.N else None,
     notes="E13.  Instance: X_k = R diag(b_k), b_k in {0,1}^n with i.i.d. Bernoulli(p) entries (lambda_max(X_k) <= R, "
@@ -276,7 +277,7 @@ def _(p):
 
 
 pref.tightness(over=("n", "mu_over_R", "t", "N"), max_examples=30, approached=False,
-               finding="bound not approached, best ratio P/bound = 0.606 (n = 1, mu/R = 1, t = 0, N = 335) over "
+               finding="bound not approached, best ratio P/bound = 0.606 (n = 1, mu/R = 1, t = 0, N = 335; the declared N now starts at 2001, same limit) over "
                        "the declared range: a union bound (factor n) over Chernoff tails exp(-(1-t)^2 mu/2R), "
                        "which leave a constant factor even for a single Binomial count.")
 

@@ -39,7 +39,8 @@ chernoff = Claim(
     params=[
         Param.float("mu_over_R", 100.0, 1.0, 2000.0, "mu/R = N p for X_k = R Bernoulli(p)", search=(5.0, 400.0)),
         Param.float("t", 0.5, 0.0, 1.0, "threshold fraction t of the mean", low_open=True, high_open=True, search=(0.05, 0.95)),
-        Param.int("N", 100_000, 10, 10**7, "number of summands"),
+        # N >= 2001 > max mu/R (audit issue 21: N from 10 drew N <= mu/R in 4 of 20 sweep draws, rejected)
+        Param.int("N", 100_000, 2001, 10**7, "number of summands (> mu/R, so p = mu/(RN) < 1)"),
     ],
     validate=lambda p: (_ for _ in ()).throw(ParamError(
         f"parameters: mu_over_R={p.mu_over_R} must be < N={p.N} (p = mu_over_R/N < 1)")) if p.mu_over_R >= p.N else None,
