@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from theorems.claim import Claim, Outcome, Param, inconclusive
+from theorems.claim import Claim, Outcome, Param
 from theorems.sander._part1 import _fit_slope
 
 
@@ -37,7 +37,8 @@ gap = Claim(
     notes="d = 1, x0 = 0 (alternating_cos: x0 = 0.3). Exact rational arithmetic for steps and alternating (the "
           "weight interpolation integrates (1-2u)^2 exactly over each cell: 1/(3N)); alternating_cos by RK4, 8 substeps "
           "per cell, where the catalogue quotes gaps 0.45260, 0.44490, 0.44301, 0.44254 for N = 16, "
-          "64, 256, 1024. General even g (symbolic): gap g(theta0) - int_0^1 g(theta0(1-2u)) du, independent of N.",
+          "64, 256, 1024; checked at every declared N as gap(4N) >= gap(N)/2 (a 1/N rate keeps 1/4; the measured "
+          "ratio is >= 0.74, at N = 1). General even g (symbolic): gap g(theta0) - int_0^1 g(theta0(1-2u)) du, independent of N.",
     catalogue="sander_part1 §2.1 C2.6; §3.1 D2, D3",
     covers=("C2.6", "D2", "D3"),
 )
@@ -84,17 +85,19 @@ def _gap_value(N, example, interp="weight"):
 
 @gap.numeric
 def _(p):
-    """Exact gap equals 1/2 resp. 2/3 at this N; the cos example keeps a gap >= 0.44 (N <= 1024) with no decay."""
+    """Exact gap equals 1/2 resp. 2/3 at this N; the cos example keeps its gap from N to 4N (>= half of it)."""
     g, want = _gap_value(p.N, p.example)
     if want is not None:
         return Outcome(residual=float(abs(g - want)), tolerance=0.0, values={"gap": float(g), "expected": float(want)},
                        message=f"|x(1) - x_N| = {g} (exact) at N={p.N}")
-    if p.N > 2048 or p.N < 16:
-        return inconclusive("alternating_cos: the no-decay test compares N and 4N in the asymptotic range 16 <= N <= 2048")
-    g4 = _cos_gap(min(4 * p.N, 2048))
-    # no decay: the gap at 4N keeps at least 90% of the gap at N (a 1/N rate would keep 25%)
-    return Outcome(residual=max(0.9 * g - g4, 0.0), tolerance=1e-9, values={"gap_N": g, "gap_4N": g4},
-                   message=f"gap {g:.5f} at N={p.N}, {g4:.5f} at N={min(4 * p.N, 2048)}")
+    g4 = _cos_gap(4 * p.N)
+    # no decay, at every N: the gaps follow g_oo + a/N (g_oo = 0.4424, a ~ 0.16-0.21 from N = 1..1024), so
+    # g(4N)/g(N) >= g_oo/(g_oo + a) = 0.67 at N = 1 and -> 1, while Prop 2.2's 1/N rate would give 0.25: the test
+    # g(4N) >= g(N)/2 separates the two with margin on both sides (audit issue 21: the former 0.9 threshold failed
+    # at N <= 2 and the check was inconclusive outside 16 <= N <= 2048, 4 of 16 sweep draws); RK4 error ~ 8^-4/N
+    return Outcome(residual=max(0.5 * g - g4, 0.0), tolerance=1e-9, values={"gap_N": g, "gap_4N": g4,
+                                                                          "ratio": g4 / g},
+                   message=f"gap {g:.5f} at N={p.N}, {g4:.5f} at N={4 * p.N}")
 
 
 gap.property(over=("N", "example"), max_examples=12)

@@ -220,13 +220,16 @@ init = Claim(
         f"parameter q={p.q} must be >= max(d, d') = {max(p.d, p.dp)} (A = (I; 0), B = (0, I))")) if p.q < max(p.d, p.dp) else None,
     notes="Exact: V_k = 0 makes every residual 0 whatever sigma and W, so h_k = h_0 bit for bit.  BA = 0 needs "
           "q >= d + d' (the columns of A and rows of B then occupy disjoint coordinates); with q < d + d' the "
-          "identity blocks overlap (the falsifier).  The experiments use q = d = d', A = B = I, F = x.",
+          "identity blocks overlap (the falsifier).  The experiments use q = d = d', A = B = I, F = x.  Audit (issue 21): "
+          "for q < d + d' (4 of 16 sweep draws) the check asserted nothing (inconclusive); it now asserts the parts whose "
+          "hypothesis V = 0 holds there, h_k = h_0 and F = BAx (B(Ax) against (BA)x; with the 0/1 frames both are exact, "
+          "the 4 q eps tolerance is the rounding model for general A, B).",
     catalogue="sander_part1 §2.5 M3.4",
     covers=("M3.4",),
 )
 
 
-def _init_outcome(p):
+def _init_outcome(p, hypothesis_only=False):
     rng = np.random.default_rng(p.seed)
     X, Y = rng.standard_normal((p.n, p.d)), rng.standard_normal((p.n, p.dp))
     A, V, W, B = rt.init_weights(p.d, p.dp, p.q, p.m, p.L, rng, p.init)
@@ -238,22 +241,26 @@ def _init_outcome(p):
     H = xp.stack(H)
     BA = float(xp.max(xp.abs(B @ A)))
     parts = {"h_k = h_0": (float(xp.max(xp.abs(H - H[0, ...]))), 0.0)}
-    if p.q >= p.d + p.dp:
+    # F(x) = B A x for every q (h_L = h_0 = A x bit for bit): F = B (A x) against (B A) x, two association orders of
+    # q-term sums, rounding <= 2 q eps |B| |A| |x| entrywise (x2 safety)
+    BAX = X @ xp.matrix_transpose(B @ A)
+    scale = float(xp.max(xp.abs(B))) * float(xp.max(xp.abs(A))) * float(xp.max(xp.abs(X))) * p.d
+    parts["F = BAx"] = (float(xp.max(xp.abs(F - BAX))), 4 * p.q * EPS * max(scale, 1e-300))
+    if p.q >= p.d + p.dp or not hypothesis_only:
         parts["BA = 0"] = (BA, 0.0)
         # loss: two sums of n d' squares in different order, relative rounding <= 2 n d' eps
         ref = float(xp.mean(xp.sum(Y * Y, axis=1)))
         parts["l(0) = mean |y|^2"] = (abs(l0 - ref), 2 * p.n * p.dp * EPS * ref)
-    else:
-        parts["BA = 0"] = (BA, 0.0)
-    return Outcome.from_parts(parts, "exact identities at initialisation", {"max_BA": BA, "loss0": l0})
+    return Outcome.from_parts(parts, "exact identities at initialisation", {
+        "max_BA": BA, "loss0": l0, "BA_part_checked": bool(p.q >= p.d + p.dp or not hypothesis_only)})
 
 
 @init.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """h_k = h_0 exactly, BA = 0 and l(0) = mean |y|^2 (q >= d + d')."""
-    if p.q < p.d + p.dp:
-        return inconclusive(f"q = {p.q} < d + d' = {p.d + p.dp}: the hypothesis q >= d + d' of BA = 0 fails")
-    return _init_outcome(p)
+    """h_k = h_0 exactly and F = BAx for every q; BA = 0 and l(0) = mean |y|^2 where q >= d + d' (their hypothesis;
+    below it only the first two are asserted -- audit issue 21: the whole check was inconclusive there, 4 of 16
+    sweep draws)."""
+    return _init_outcome(p, hypothesis_only=True)
 
 
 init.property(over=("n", "d", "dp", "q", "m", "L", "act", "init", "seed"), max_examples=15,
@@ -263,7 +270,7 @@ init.property(over=("n", "d", "dp", "q", "m", "L", "act", "init", "seed"), max_e
 @init.falsifier("q_below_d_plus_dp", fixed={"q": 3, "d": 3, "dp": 2}, backends=("numpy", "cupy"))
 def _(p):
     """q = max(d, d') < d + d': the blocks of A and B overlap and BA != 0, so F(x) = BAx != 0 at initialisation."""
-    return _init_outcome(p)
+    return _init_outcome(p, hypothesis_only=False)
 
 
 clip = Claim(
