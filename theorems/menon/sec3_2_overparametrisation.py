@@ -38,7 +38,9 @@ fibre = Claim(
         Param.int("d", 3, 1, 5, "width", search=(1, 4)),
         Param.int("N", 3, 1, 6, "depth", search=(1, 5)),
         Param.seed("seed of the layers and the gauge"),
-        Param.choice("point", "random", ["random", "zero"], "random layers (W invertible) or the zero tuple"),
+        Param.choice("point", "random", ["random", "zero"],
+                     "random layers (W invertible) or the zero tuple (the falsifier zero_tuple's point: off the "
+                     "hypothesis, inconclusive in the numeric check; sweeps keep random)").for_falsifiers(),
     ],
     notes="Erratum E19 (imprecision): Nd^2 is the number of parameters, not the number (nor the dimension) of "
           "representations. Numeric check: rank Dφ = d^2 (so dim ker Dφ = (N-1)d^2), the GL_d gauge directions "
@@ -205,7 +207,7 @@ completion = Claim(
               r"\ \text{and is minimised on }\mathcal S=\{W: W_{ij}=a_{ij},(i,j)\in S\}",
     status="holds",
     params=[
-        Param.int("d", 3, 1, 8, "matrix size", search=(1, 5)),
+        Param.int("d", 3, 2, 8, "matrix size (d >= 2: at d = 1 no S is proper and nonempty)", search=(2, 5)),
         Param.seed("seed of the mask S and values a_ij"),
         Param.float("density", 0.5, 0.0, 1.0, "probability that an entry is observed (S nonempty, S != all)",
                     search=(0.1, 0.9)),
@@ -222,9 +224,21 @@ completion = Claim(
 )
 
 
+MASK_TRIES = 1000  # masks drawn until 0 < |S| < d^2 (the statement's S is a proper nonempty set of entries)
+
+
 def _m4_instance(p, full=False):
+    """Mask, observed values and the rng.  The mask is Bernoulli(density) per entry conditioned on the hypothesis
+    0 < |S| < d^2 (drawn again from the same rng until it holds, at most MASK_TRIES times: a sweep drawing d = 1 or
+    density near 0 / 1 left 5/20 draws (seed 777001) inconclusive on an empty or full mask)."""
     rng = np.random.default_rng(p.seed)
-    mask = np.ones((p.d, p.d)) if full else (rng.random((p.d, p.d)) < p.density).astype(float)
+    if full:
+        mask = np.ones((p.d, p.d))
+    else:
+        for _ in range(MASK_TRIES):
+            mask = (rng.random((p.d, p.d)) < p.density).astype(float)
+            if 0 < mask.sum() < p.d ** 2:
+                break
     a = rng.standard_normal((p.d, p.d))
     return mask, a * mask, rng
 
@@ -277,8 +291,8 @@ def _m4_numeric(p):
     """Hess E = projector onto S; E = 0 on S; E stays 0 along the unobserved directions from a minimiser."""
     mask, _, _ = _m4_instance(p)
     if mask.sum() == 0 or mask.sum() == p.d ** 2:
-        return inconclusive("the drawn mask observes no entry or every entry; the degeneracy needs "
-                            "0 < |S| < d^2", S=int(mask.sum()))
+        return inconclusive(f"no mask among {MASK_TRIES} drawn at density={p.density!r} observes some but not all "
+                            "entries; the degeneracy needs 0 < |S| < d^2", S=int(mask.sum()))
     return _m4_outcome(p)
 
 
@@ -350,7 +364,8 @@ morse = Claim(
     status="holds",
     params=[
         Param.int("d", 3, 1, 4, "width", search=(1, 3)),
-        Param.int("N", 3, 1, 5, "depth; N >= 2 for overparametrization", search=(2, 4)),
+        Param.int("N", 3, 2, 5, "depth; N >= 2 for overparametrization (N = 1 is the falsifier depth_one's, which "
+                  "sets it itself)", search=(2, 4)),
         Param.seed("seed of the target Y and the factorisation"),
         Param.float("h", 1e-2, 0.0, 1.0, "finite-difference step of the Hessian", low_open=True),
     ],
@@ -422,9 +437,7 @@ def _m5_hessian(p):
 @morse.numeric
 def _m5_numeric(p):
     """FD Hessian of E∘φ at a factorisation of Y: >= (N-1)d² zero eigenvalues (exactly that many), not Morse."""
-    if p.N < 2:
-        return inconclusive("N = 1 is not overparametrized (see the falsifier depth_one)", N=p.N)
-    v, tol = _m5_hessian(p)
+    v, tol = _m5_hessian(p)   # N >= 2 by the declared range (N = 1: the falsifier depth_one)
     if v["ambiguous"]:
         return inconclusive("an eigenvalue lies in the grey zone of the rounding model", **v)
     want = (p.N - 1) * p.d ** 2
@@ -438,9 +451,10 @@ def _m5_numeric(p):
 morse.property(over=("d", "N", "seed"), max_examples=12)
 
 
-@morse.falsifier("depth_one", fixed={"N": 1})
+@morse.falsifier("depth_one")
 def _m5_depth_one(p):
-    """N = 1: L = E, Hessian I, no zero eigenvalue — Morse; the overparametrization is what breaks it."""
+    """N = 1 (set here, whatever N is given: the claim's range starts at its hypothesis N = 2): L = E, Hessian I,
+    no zero eigenvalue — Morse; the overparametrization is what breaks it."""
     v, tol = _m5_hessian(p.replace(N=1))
     return Outcome(residual=max(0, 1 - v["zero_eigenvalues"]), tolerance=0, values=v,
                    message=f"N = 1: {v['zero_eigenvalues']} zero eigenvalues (a degenerate critical point needs >= 1)")

@@ -208,6 +208,7 @@ free_energy_minimisers = Claim(
     statement=r"\mathcal S_\beta=\operatorname{argmin}_{W\in\mathfrak M_d}F_\beta(W),\ F_\beta=E-\beta^{-1}S;"
               r"\ \text{conjecture: }\mathcal S_\beta=\{A_\beta\}\text{ (a single point)}",
     status="gap",
+    bound=True,
     corrected=r"\text{For }E=\tfrac12((W_{11}-1)^2+(W_{22}-1)^2)\text{ and }N\ge2,\ F_\beta\text{ is unbounded below: "
               r"on }W_a=\begin{pmatrix}1&a\\0&1\end{pmatrix},\ E=0\text{ and }F_\beta(W_a)\le-\beta^{-1}"
               r"\bigl[(N-1)\log c_2+\tfrac{N-1}{N}\log\sigma_1(W_a)\bigr]\to-\infty,\text{ so }\mathcal S_\beta="
@@ -240,8 +241,12 @@ def _ray_outcome(p, a=None):
     # eps * sigma_1 absolutely, i.e. sigma_2 = 1/sigma_1 to relative eps sigma_1^2: f >= its leading term
     # regardless, so only the logs' rounding enters: 16 eps (|S| + 1) / beta
     tol = 16 * EPS * (abs(F) + 1 + abs(bound))
+    # tightness (both sides negative: E(W_a) = 0 and S > lower bound > 0, c_2 > 1, sigma_1 >= 1): bound / F_beta =
+    # [(N-1) log c_2 + (1-1/N) log sigma_1] / S(W_a) in (0, 1], -> 1 as a -> inf (the pair factor's remainder
+    # beyond sigma_1^{2-2/N} is O(sigma_1^{-4/N}) relative)
     return Outcome(residual=F - bound, tolerance=tol,
-                   values={"F_beta": F, "upper_bound": bound, "E": _E141(W), "sigma": s.tolist(), "a": a},
+                   values={"F_beta": F, "upper_bound": bound, "E": _E141(W), "sigma": s.tolist(), "a": a,
+                           "tightness": bound / F if F < 0 else float("nan")},
                    message="F_beta(W_a) - (-(1/beta)[(N-1) log c_2 + (1-1/N) log sigma_1]) <= 0 (rounding)")
 
 
@@ -252,6 +257,7 @@ def _(p):
 
 
 free_energy_minimisers.property(over=("N", "beta", "a"), max_examples=20)
+free_energy_minimisers.tightness(over=("N", "beta", "a"), max_examples=20, witnesses=({"a": 1e12, "N": 8},))
 
 
 #: the energy (14.1) and the growth exponent of the pair factor along W_a (u^{N-1} = sigma_1^{2-2/N}), as the

@@ -82,7 +82,9 @@ def _spectrum_check(p, eig=None, require_pd=True):
     x = s**2
     s2 = np.where(x > 1e-12 * x.max(), x, 0.0) if x.max() > 0 else x  # the cutoff psd_power applies
     mu = _mu(s2[:, None], s2[None, :], N) if eig is None else eig(s2[:, None], s2[None, :], N)
-    mu = np.where((s2[:, None] == 0) & (s2[None, :] == 0), 0.0, mu)
+    if N > 1:  # sigma_k = sigma_l = 0: every term of the sum form has a positive power, so 0; at N = 1 the one
+        # term is sigma^0 sigma^0 = 1 (A_{1,W} = id, psd_power's S^0 = I): a sweep draw N = 1, zeros = 2 was refuted
+        mu = np.where((s2[:, None] == 0) & (s2[None, :] == 0), 0.0, mu)
     rel = SAFETY * N * d * EPS * kappa
     M = _a_mat(W, N)
     nM = X.norm2(M)
