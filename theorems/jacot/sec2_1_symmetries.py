@@ -186,7 +186,7 @@ outscale = Claim(
     status="holds",
     params=[pp if pp.name != "c" else Param.float("c", 2.5, -5.0, 10.0, "added leak (negative allowed)",
                                                    search=(-2.0, 5.0)) for pp in _sym_params]
-    + [Param.bool("bias", False, "keep a bias column (breaks the symmetry)")],
+    + [Param.bool("bias", False, "keep a bias column (breaks the symmetry)").for_falsifiers()],
     notes="Uses positive homogeneity of the ReLU; S5 is c = Lt from Lt = 0 (non-leaky net = leaky net with "
           "outputs e^{-Lt} alpha_1). The catalogue's 'cross-entropy makes outputs grow' part is cited, not checked.",
     catalogue="jacot §2.1 S4, S5; §3 R7",

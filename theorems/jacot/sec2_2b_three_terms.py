@@ -293,7 +293,7 @@ zero = Claim(
     lines=(107, 107),
     statement=r"A_p=0\Rightarrow K_p=\mathbf 1\mathbf 1^T,\ \text{and}\ A_q(I-\tfrac1N\mathbf1\mathbf1^T)=0\ \text{for}\ q>p",
     status="holds",
-    params=_shape(w=4, N=5) + [Param.float("eps", 0.0, 0.0, 1.0, "non-constant perturbation of A_0 (0: the claim)")],
+    params=_shape(w=4, N=5) + [Param.float("eps", 0.0, 0.0, 1.0, "non-constant perturbation of A_0 (0: the claim)").for_falsifiers()],
     notes="Integrated with RK4 (64 steps) and random smooth W_p with bias; the columns evolve by the same "
           "deterministic map, so they stay equal to rounding. Also: a non-constant velocity has infinite K-norm "
           "at A = 0 (Im K = constants).",
