@@ -291,6 +291,14 @@ def _(p):
     why = _not_a_minimum([(r[0], r[1]) for r in runs], p.iters)
     if why:
         return inconclusive(why, stationarity=[r[1]["stat"] for r in runs], train_mse=[r[1]["mse"] for r in runs])
+    # BN2: the continuation may jump to a minimum of lower rank; min COI falling below the previous end point's rank
+    # (by more than 1/2) means the last Lt sits on another branch, whose own k is the target -- the trend toward one
+    # k* is then not the claim's situation.  (Sweep 424242: min COI 2.19 at Lt = 8, 0.98 at Lt = 15.7, and
+    # -2H_gamma/Lt followed it from 1.91 to 0.83.)
+    cms = [r[1]["coi_min"] for r in runs]
+    if len(cms) > 1 and cms[-1] < round(cms[-2]) - 0.5:
+        return inconclusive(f"the continuation jumped to a lower-rank minimum (BN2): min COI {cms[-2]:.3g} -> {cms[-1]:.3g} "
+                            f"from Lt = {runs[-2][0]:g} to {runs[-1][0]:g}", min_coi_gamma=cms)
     parts, vals = _trend_parts(runs, p.k, endpoint_rank=True)
     return Outcome.from_parts(parts, message=f"-2H/Lt {[round(x, 2) for x in vals['minus2H_over_Lt_mid']]}, -2H_gamma/Lt "
                               f"{[round(x, 2) for x in vals['minus2Hgamma_over_Lt_mid']]}, min COI "
