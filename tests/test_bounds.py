@@ -187,7 +187,6 @@ BOUNDS_WITHOUT_TIGHTNESS = {
     "sander.mehler_lower_bound": "lambda_min(E(M|X)) >= m eta_r^2 / 8 (a probabilistic lower bound)",
     "sander.remark317_direction": "the exponent comparison 2/r >= eps (equality at 2/r = eps)",
     "sander.lemma26_compactness": "|theta_n'| <= sqrt(2 e M l_0) e^{-m t / e} along the flow",
-    "sander.revnet_instability": "max |lambda| >= 1 over Sp J(A, B) (det J = 1: equality when all |lambda| = 1)",
 }
 
 #: inequality signs that do not make the claim a bound, by the reason
@@ -246,4 +245,4 @@ def test_bounds_without_tightness_are_named_and_counted():
     """The bounds still without a tightness search: a bound declared since must leave the list."""
     done = sorted(cid for cid in BOUNDS_WITHOUT_TIGHTNESS if registry[cid].bound)
     assert not done, f"now declared bound=True, remove from BOUNDS_WITHOUT_TIGHTNESS: {done}"
-    assert len(BOUNDS_WITHOUT_TIGHTNESS) <= 5   # 9 at the inventory (2026-11-26), 5 after jacot's; it may only fall
+    assert len(BOUNDS_WITHOUT_TIGHTNESS) <= 4   # 9 at the inventory (2026-11-26), 5 after jacot's, 4 after revnet's; it may only fall
