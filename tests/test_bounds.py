@@ -183,7 +183,6 @@ _INEQ = re.compile(r"\\le(?![a-z])|\\ge(?![a-z])|\\leq|\\geq|\\lesssim|\\gtrsim|
 #: genuine bounds (a side compared with a constant or another side, equality reachable or not) not yet declared
 #: bound=True, with what their tightness would measure
 BOUNDS_WITHOUT_TIGHTNESS = {
-    "sander.revnet_instability": "max |lambda| >= 1 over Sp J(A, B) (det J = 1: equality when all |lambda| = 1)",
 }
 
 #: inequality signs that do not make the claim a bound, by the reason
@@ -242,4 +241,4 @@ def test_bounds_without_tightness_are_named_and_counted():
     """The bounds still without a tightness search: a bound declared since must leave the list."""
     done = sorted(cid for cid in BOUNDS_WITHOUT_TIGHTNESS if registry[cid].bound)
     assert not done, f"now declared bound=True, remove from BOUNDS_WITHOUT_TIGHTNESS: {done}"
-    assert len(BOUNDS_WITHOUT_TIGHTNESS) <= 1   # 9 at the inventory (2026-11-26), 5 after jacot's, 1 after sander ch1-3's; it may only fall
+    assert len(BOUNDS_WITHOUT_TIGHTNESS) == 0   # 9 at the inventory (2026-11-26); jacot's, sander's and chen's declared since

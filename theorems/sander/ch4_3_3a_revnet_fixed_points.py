@@ -32,9 +32,16 @@ revnet = Claim(
     statement=r"J(A,B)=\begin{pmatrix}I_d&A\\B&I_d+BA\end{pmatrix},\ A,B\in GL_d(\mathbb R)\ \Longrightarrow\ "
               r"\exists\lambda\in\operatorname{Sp}J(A,B):\ |\lambda|\ge1,\ \lambda\ne1",
     status="holds",
+    bound=True,
     params=AB_PARAMS,
     validate=_validate_AB,
-    notes="Numeric check: eig of J in float64 with the module's eigenvalue error model; an eigenvalue within "
+    notes="Bound: max |lambda| >= 1 over the eigenvalues lambda != 1; tightness = 1 / max |lambda| (the constant 1 "
+          "over the larger side).  det J = 1 makes the product of the |lambda| equal 1, so max |lambda| = 1 iff "
+          "every |lambda| = 1: the elliptic case, Sp(AB) real in [-4, 0) (each mu gives the pair of roots of "
+          "lambda^2 - (2+mu) lambda + 1 on the unit circle).  Witnesses of equality: d = 1, A = 1, B = -1 (mu = -1, "
+          "lambda = e^{+-i pi/3}); d = 2, A = I, B = diag(-0.5, -2.4) (E4.4's elliptic instance); d = 3, A = I, "
+          "B = diag(-1, -2, -3.5).  The sharpened falsifier (max |lambda| >= 1/0.9) is refuted there.  "
+          "Numeric check: eig of J in float64 with the module's eigenvalue error model; an eigenvalue within "
           "the model's distance of 1 counts as 1, a modulus within it of 1 counts as modulus 1 (the elliptic "
           "case Sp(AB) in (-4,0), where all |lambda| = 1 exactly, is then recognised).  Singular A or B "
           "(sigma_min <= n eps sigma_max) is reported inconclusive: the hypothesis fails, not the claim.  "
@@ -90,6 +97,9 @@ def _revnet_outcome(A, B, gate=True, label="", backend="numpy"):
                                 f"precision cannot separate them from 1", **values)
     r_inst = max(0.0, 1.0 - max_mod)
     parts = {"instability": (r_inst, tol), "det_J": (det_res, tol_det)}
+    if max_mod > 0:
+        # bound max |lambda| >= 1 (lambda != 1): tightness = 1 / max |lambda|, 1 in the elliptic case
+        values["tightness"] = 1.0 / max_mod
     if backend != "mpmath":
         # quadratic rule (4.12): q(l, m) = l^2 - (2+m) l + 1, perturbed by dl <= tol and dm <= tol_mu
         qres, qtol = 0.0, 0.0
@@ -115,6 +125,14 @@ def _(p):
 
 
 revnet.property(over=("d", "A", "B"), max_examples=20)
+
+#: instances where the bound is an equality (every |lambda| = 1): Sp(AB) real in [-4, 0)
+REVNET_EQUALITY = [
+    {"d": 1, "A": np.array([[1.0]]), "B": np.array([[-1.0]])},
+    {"d": 2, "A": np.eye(2), "B": np.diag([-0.5, -2.4])},
+    {"d": 3, "A": np.eye(3), "B": np.diag([-1.0, -2.0, -3.5])},
+]
+revnet.tightness(over=("d", "A", "B"), max_examples=20, witnesses=REVNET_EQUALITY)
 
 
 #: J(A, B) as printed in Prop 4.1, and its nearest misprints (mutants): the same identities must fail for them

@@ -82,7 +82,11 @@ def _(p):
     S1 = X.softmax_rows(C)
     return Outcome.from_parts({
         "k1": (float(xp.max(xp.abs(k1 - p.n * S1))), 8 * p.n * EPS * float(xp.max(k1))),
-        "kinf": (float(xp.max(xp.abs(kinf - p.n * K))), p.n * _inv_tol_xp(kinf, e1, e2, p.n)),
+        # |k^inf - n K^inf| = n |k^inf/n - K^inf|, both doubly stochastic up to their marginal errors: the perturbation
+        # bound of _inv_tol_xp with the spectral gap of the doubly stochastic K^inf.  (AUDIT: it was evaluated on
+        # k^inf = n K^inf itself, whose second singular value is n sigma_2 > 1, so the gap 1 - sigma_2 went negative,
+        # was floored at 1e-300 and the tolerance was ~1e288: the part could not fail.)
+        "kinf": (float(xp.max(xp.abs(kinf - p.n * K))), p.n * _inv_tol_xp(K, e1, e2, p.n)),
     }, f"k = n K on mu_n ({p.backend})", values={"ratio_k1_over_K1": float(np.median(asnumpy(k1 / S1)))})
 
 

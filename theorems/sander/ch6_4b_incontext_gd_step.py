@@ -438,7 +438,7 @@ def _ms_outcome(p, thesis_eta=False):
     # parameters within |grad|/curvature; curvature >= ~1e-3 of the largest on these instances (null directions:
     # see _undetermined_structure)
     ltol = 1e-9 * (1 + L_star)
-    ptol = 1e-4
+    ptol = 1e-6          # 10 x the model: gtol 1e-10 over curvature >= ~1e-3 puts the parameters within 1e-7
     # the BFGS objective (quadratic form) against the direct quadrature _loss_aug at the best point: two roundings
     # of the same mean over N^d points, N = 3 T_max + 4
     direct = _loss_aug(best.x, p.d, p.Tmax, p.s0)
