@@ -37,7 +37,7 @@ import types
 
 from numba import njit
 
-__all__ = ["RHS", "register", "is_registered", "kernel", "cache_tag"]
+__all__ = ["RHS", "register", "is_registered", "inplace", "is_inplace", "kernel", "cache_tag"]
 
 
 def RHS(*args):
@@ -46,6 +46,7 @@ def RHS(*args):
 
 
 _REGISTERED: dict[int, object] = {}        # id(rhs) -> rhs (kept alive so ids are not reused)
+_INPLACE: dict[int, object] = {}           # id(rhs) -> rhs, for right-hand sides f(t, y, args, out)
 _TAGS: dict[int, str] = {}                 # id(rhs) -> cache tag, computed on first use
 _KERNELS: dict[tuple[int, int], tuple] = {}  # (id(loop), id(rhs)) -> (loop, rhs, dispatcher)
 _LOCK = threading.Lock()
@@ -55,9 +56,16 @@ def _py_func(rhs):
     return getattr(rhs, "py_func", rhs)
 
 
-def register(rhs):
+def register(rhs=None, *, inplace: bool = False):
     """Mark ``rhs`` (a module-level ``@njit`` function) as safe to cache specialisations of.
-    Usable as a decorator above ``@njit``.  Raises ``ValueError`` for a closure or a local function."""
+    Usable as a decorator above ``@njit`` (``@register`` or ``@register(inplace=True)``).  Raises
+    ``ValueError`` for a closure or a local function.
+
+    ``inplace=True`` declares the in-place protocol ``rhs(t, y, args, out) -> None`` (the derivative is
+    written into ``out``, a contiguous 1-d float64 buffer that the integrator owns; ``out`` never aliases
+    ``y``): the integrators then use their allocation-free loops (``solvers.rk``)."""
+    if rhs is None:
+        return lambda f: register(f, inplace=inplace)
     py = _py_func(rhs)
     if not isinstance(py, types.FunctionType):
         raise ValueError(f"register: {rhs!r} is not a (jitted) Python function")
@@ -65,7 +73,21 @@ def register(rhs):
         raise ValueError(f"register: {py.__module__}.{py.__qualname__} is a closure or a local function; its "
                          "name does not identify its code across processes, so it cannot be cached")
     _REGISTERED[id(rhs)] = rhs
+    if inplace:
+        _INPLACE[id(rhs)] = rhs
     return rhs
+
+
+def inplace(rhs):
+    """Declare ``rhs(t, y, args, out)`` in-place without registering it for the on-disk cache (a closure or a
+    local function: compiled once per process, as any unregistered right-hand side)."""
+    _py_func(rhs)
+    _INPLACE[id(rhs)] = rhs
+    return rhs
+
+
+def is_inplace(rhs) -> bool:
+    return _INPLACE.get(id(rhs)) is rhs
 
 
 def is_registered(rhs) -> bool:
