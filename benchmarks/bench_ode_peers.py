@@ -21,7 +21,8 @@ kernel call per path, the step size carried across the output points).
 
 Method.  A reference end state by DOP853 at rtol 1e-13 (atol 1e-16).  For each target final error ``E`` (max
 norm relative to ``max(1, |y_ref|)``) and each solver, tolerances ``rtol = 10^-3, 10^-3.5, ..., 10^-13``
-(``atol = 1e-3 rtol``) are tried from loose to tight and the loosest whose final error is ``<= E`` is kept:
+(``atol = 1e-3 rtol``) are tried from loose to tight (for the next, tighter target from the one kept for the
+previous target on) and the loosest whose final error is ``<= E`` is kept:
 each solver at its own cheapest setting that reaches the same accuracy.  The kept runs are then timed
 interleaved (ours, inplace, RK45, DOP853, ours, ...), best of ``--repeat`` process-CPU times, each time
 averaged over enough calls to last >= 20 ms.  The peers call the jitted out-of-place right-hand side (faster per
@@ -124,17 +125,19 @@ def run(repeat, quick, targets, only):
         for f in solvers.values():            # compile / load the kernels
             if f is not None:
                 f(1e-3, 1e-6)
-        for E in targets:
+        start = {}                            # targets in decreasing order: resume each sweep where it stopped
+        for E in sorted(targets, reverse=True):
             picks = {}
             for name, f in solvers.items():
                 if f is None:
                     continue
-                for rt in RTOLS:
+                for rt in RTOLS[start.get(name, 0):]:
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")
                         e = _err(f(rt, 1e-3 * rt), ref)
                     if e <= E:
                         picks[name] = (rt, e)
+                        start[name] = RTOLS.index(rt)
                         break
             best = {n: math.inf for n in picks}
             for _ in range(repeat):

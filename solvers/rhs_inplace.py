@@ -4,8 +4,9 @@ leaky ResNet) and :mod:`solvers.dln` (the deep-linear-network gradient flow), fo
 of :mod:`solvers.rk` (``register(inplace=True)``: the integrator passes its stage buffer as ``out``).
 
 Each writes the same field as its out-of-place original; the arithmetic is the same up to the summation
-order of the small matrix products (explicit loops here, BLAS there), so the two agree to rounding, not bit
-for bit (``tests/test_solvers.py`` holds them to a few eps of the field's scale).  Work arrays the field needs
+order of the matrix products (explicit loops for small ones, where a BLAS call costs more than the product;
+BLAS into the work buffers for large ones), so the two agree to rounding, not bit for bit
+(``tests/test_solvers.py`` holds them to a few eps of the field's scale; ``lift_rhs`` is bit for bit).  Work arrays the field needs
 (the matrix products) travel in ``args``, made once by the ``*_args`` helpers below; nothing is allocated per
 call.  The originals are left as they are (the claims and their recorded results use them).
 
@@ -53,8 +54,9 @@ def integrate_lifted(z0, P, t1, rtol=1e-11, atol=1e-14, t0=0.0, h0=None, max_ste
 # ---------------------------------------------------------------------------
 # leaky ResNet: Hamilton's equations, y = [A.ravel(), B.ravel(), I]
 def hamilton_args(w: int, N: int, Lt: float, variant: int = 0):
-    """``args`` of :func:`hamilton_rhs`: ``(w, N, Lt, variant, work)``, ``work`` two N x N products."""
-    return (int(w), int(N), float(Lt), int(variant), np.empty(2 * N * N))
+    """``args`` of :func:`hamilton_rhs`: ``(w, N, Lt, variant, work)``, ``work`` two N x N products, relu(A)
+    and two w x N products."""
+    return (int(w), int(N), float(Lt), int(variant), np.empty(2 * N * N + 3 * w * N))
 
 
 @register(inplace=True)
@@ -66,36 +68,78 @@ def hamilton_rhs(t, y, args, out):
     n = w * N
     K = work[:N * N]
     G = work[N * N:2 * N * N]
-    for a in range(N):
-        for b in range(a, N):
-            k = 1.0
-            g = 0.0
-            for i in range(w):
-                ra = y[i * N + a]
-                rb = y[i * N + b]
-                k += (ra if ra > 0.0 else 0.0) * (rb if rb > 0.0 else 0.0)
-                g += y[n + i * N + a] * y[n + i * N + b]
-            K[a * N + b] = k
-            K[b * N + a] = k
-            G[a * N + b] = g
-            G[b * N + a] = g
+    if w * N * N > 2048:          # large: BLAS products into the work buffers (no allocation)
+        R = work[2 * N * N:2 * N * N + n].reshape(w, N)
+        BK = work[2 * N * N + n:2 * N * N + 2 * n].reshape(w, N)
+        RG = work[2 * N * N + 2 * n:2 * N * N + 3 * n].reshape(w, N)
+        Am = y[:n].reshape(w, N)
+        Bm = y[n:2 * n].reshape(w, N)
+        for i in range(w):
+            for j in range(N):
+                a = Am[i, j]
+                R[i, j] = a if a > 0.0 else 0.0
+        Kv = K.reshape(N, N)
+        Gv = G.reshape(N, N)
+        np.dot(R.T, R, Kv)
+        np.dot(Bm.T, Bm, Gv)
+        for k in range(N * N):
+            K[k] += 1.0
+        np.dot(Bm, Kv, BK)
+        np.dot(R, Gv, RG)
+        s = 0.0
+        for i in range(w):
+            sb = 0.0
+            for j in range(N):
+                out[i * N + j] = Lt * (BK[i, j] - Am[i, j])
+                rg = RG[i, j]
+                if variant != 2 and Am[i, j] <= 0.0:
+                    rg = 0.0
+                d = -Lt * (rg - Bm[i, j])
+                out[n + i * N + j] = -d if variant == 1 else d
+                sb += Bm[i, j]
+            s += (Lt * sb) ** 2
+        out[2 * n] = s
+        return
+    # K = R^T R + 1 and G = B^T B as sums of rank-one updates over the rows i (inner loops contiguous)
+    for k in range(N * N):
+        K[k] = 1.0
+        G[k] = 0.0
+    for i in range(w):
+        ri = i * N
+        bi = n + i * N
+        for a in range(N):
+            ra = y[ri + a]
+            ra = ra if ra > 0.0 else 0.0
+            ba = y[bi + a]
+            for b in range(N):
+                rb = y[ri + b]
+                K[a * N + b] += ra * (rb if rb > 0.0 else 0.0)
+                G[a * N + b] += ba * y[bi + b]
+    # A' = Lt (B K - A);  B' = -Lt (mask o R G - B);  rows of out accumulated as combinations of rows of K, G
     s = 0.0
     for i in range(w):
-        bi = 0.0
+        ri = i * N
+        bi = n + i * N
         for b in range(N):
-            bk = 0.0
-            rg = 0.0
-            for a in range(N):
-                bk += y[n + i * N + a] * K[a * N + b]
-                ra = y[i * N + a]
-                rg += (ra if ra > 0.0 else 0.0) * G[a * N + b]
-            out[i * N + b] = Lt * (bk - y[i * N + b])
-            if variant != 2 and y[i * N + b] <= 0.0:
+            out[ri + b] = 0.0
+            out[bi + b] = 0.0
+        for a in range(N):
+            ba = y[bi + a]
+            ra = y[ri + a]
+            ra = ra if ra > 0.0 else 0.0
+            for b in range(N):
+                out[ri + b] += ba * K[a * N + b]
+                out[bi + b] += ra * G[a * N + b]
+        sb = 0.0
+        for b in range(N):
+            out[ri + b] = Lt * (out[ri + b] - y[ri + b])
+            rg = out[bi + b]
+            if variant != 2 and y[ri + b] <= 0.0:
                 rg = 0.0
-            d = -Lt * (rg - y[n + i * N + b])
-            out[n + i * N + b] = -d if variant == 1 else d
-            bi += y[n + i * N + b]
-        s += (Lt * bi) ** 2
+            d = -Lt * (rg - y[bi + b])
+            out[bi + b] = -d if variant == 1 else d
+            sb += y[bi + b]
+        s += (Lt * sb) ** 2
     out[2 * n] = s
 
 
@@ -110,7 +154,7 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
     y = np.concatenate([A0.ravel(), B0.ravel(), [0.0]])
     ps = np.linspace(0.0, 1.0, n_out + 1)
     return rk.solve_dopri5(hamilton_rhs, 0.0, y, 1.0, hamilton_args(w, N, Lt, variant), rtol=rtol, atol=atol,
-                           h0=h0, max_steps=max_steps, t_eval=ps[1:])
+                           h0=h0, max_steps=max_steps, t_eval=ps[1:], hold_after_reject=True)
 
 
 # ---------------------------------------------------------------------------
@@ -146,15 +190,44 @@ def dln_args(widths, Y, M=None, q: float = 0.0, mode: int = 0, coef=(0.0,)):
 @njit(cache=True)
 def _matmul(C, c0, A, a0, ta, B, b0, tb, n, k, m):
     """``C[c0:] (n x m) = op(A) (n x k) @ op(B) (k x m)`` on flat row-major buffers; ``ta``/``tb``: the stored
-    matrix is the transpose (stored ``k x n`` / ``m x k``)."""
-    for i in range(n):
-        for j in range(m):
-            s = 0.0
-            for l in range(k):
-                x = A[a0 + l * n + i] if ta else A[a0 + i * k + l]
-                z = B[b0 + j * k + l] if tb else B[b0 + l * m + j]
-                s += x * z
-            C[c0 + i * m + j] = s
+    matrix is the transpose (stored ``k x n`` / ``m x k``).  Small products by loops whose innermost access is
+    contiguous (a BLAS call costs more than the product below ~4^3 multiply-adds); larger ones by BLAS
+    (``np.dot`` into the output view: nothing allocated)."""
+    if n * k * m > 64:
+        Cv = C[c0:c0 + n * m].reshape(n, m)
+        if ta:
+            Av = A[a0:a0 + k * n].reshape(k, n)
+            if tb:
+                np.dot(Av.T, B[b0:b0 + m * k].reshape(m, k).T, Cv)
+            else:
+                np.dot(Av.T, B[b0:b0 + k * m].reshape(k, m), Cv)
+        else:
+            Av = A[a0:a0 + n * k].reshape(n, k)
+            if tb:
+                np.dot(Av, B[b0:b0 + m * k].reshape(m, k).T, Cv)
+            else:
+                np.dot(Av, B[b0:b0 + k * m].reshape(k, m), Cv)
+        return
+    if tb:                       # C[i, j] = sum_l op(A)[i, l] B_s[j, l]: dot products of rows
+        for i in range(n):
+            for j in range(m):
+                s = 0.0
+                if ta:
+                    for l in range(k):
+                        s += A[a0 + l * n + i] * B[b0 + j * k + l]
+                else:
+                    for l in range(k):
+                        s += A[a0 + i * k + l] * B[b0 + j * k + l]
+                C[c0 + i * m + j] = s
+        return
+    for q in range(n * m):
+        C[c0 + q] = 0.0
+    for i in range(n):           # C[i, :] += op(A)[i, l] B[l, :]
+        for l in range(k):
+            x = A[a0 + l * n + i] if ta else A[a0 + i * k + l]
+            if x != 0.0:
+                for j in range(m):
+                    C[c0 + i * m + j] += x * B[b0 + l * m + j]
 
 
 @register(inplace=True)

@@ -415,10 +415,12 @@ def rk_fixed(f, t0: float, y0, h: float, n: int, args=(), method: str = "rk4", e
 
 # ---------------------------------------------------------------------------
 # embedded pair (Dormand-Prince 5(4) by default)
-def _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab=DP5):
+def _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab=DP5, hold=False):
     """The adaptive loop of :func:`dopri5_numpy`, stepping exactly onto each output time of ``touts`` (no
     interpolation).  A step shortened to land on an intermediate output time does not shrink the next one:
-    the controller's proposal from before the shortening is kept when it is larger.  Returns
+    the controller's proposal from before the shortening is kept when it is larger.  ``hold``: the step
+    accepted right after a rejection does not grow the step size (Hairer, Norsett & Wanner I, II.4; SciPy's
+    RK45 does the same), which saves rejections where the field has kinks.  Returns
     ``(y, ys, accepted, rejected, t)``; ``t < touts[-1]`` when ``max_steps`` ran out."""
     C, A, B, E = tab.c, tab.A, tab.b, tab.e
     s = tab.stages
@@ -428,6 +430,7 @@ def _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab=DP
     K = np.empty((s, y.size))
     ys = np.empty((len(touts), y.size))
     acc = rej = 0
+    held = False
     K[0] = f(t, y, *args)
     last = len(touts) - 1
     for k, t1 in enumerate(touts):
@@ -448,7 +451,14 @@ def _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab=DP
                 acc += 1
             else:
                 rej += 1
-            h *= min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
+            fac = min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
+            if hold:
+                if ok:
+                    fac = min(fac, 1.0) if held else fac
+                    held = False
+                else:
+                    held = True
+            h *= fac
             if ok and h < hsave:
                 h = hsave
         if t < t1:
@@ -485,7 +495,7 @@ def _combine(ynew, y, K, B, E, h, rtol, atol):
     return np.sqrt(acc / m)
 
 
-def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, expo, fsal):
+def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, expo, fsal, hold):
     """Embedded-pair loop (see :func:`_dopri5_numpy_core`); stage buffers allocated once.  Returns
     ``(y, ys, accepted, rejected, t, n_outputs_reached)``."""
     m = y0.shape[0]
@@ -500,6 +510,7 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
     K = np.empty((s, m))
     acc = 0
     rej = 0
+    held = False
     K[0] = RHS(t, y, args)
     for k in range(nout):
         t1 = touts[k]
@@ -524,8 +535,15 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
                 acc += 1
             else:
                 rej += 1
-            fac = 0.9 * (en if en > 0 else 1e-10) ** expo
-            h *= min(5.0, max(0.2, fac))
+            fac = min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
+            if hold:
+                if ok:
+                    if held and fac > 1.0:
+                        fac = 1.0
+                    held = False
+                else:
+                    held = True
+            h *= fac
             if ok and h < hsave:
                 h = hsave
         if t < t1:
@@ -534,7 +552,7 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
     return y, ys, acc, rej, t, nout
 
 
-def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, expo, fsal):
+def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, expo, fsal, hold):
     """:func:`_dopri5_loop` for an in-place right-hand side ``RHS(t, y, args, out)``: no allocation per step."""
     m = y0.shape[0]
     s = B.shape[0]
@@ -548,6 +566,7 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
     K = np.empty((s, m))
     acc = 0
     rej = 0
+    held = False
     RHS(t, y, args, K[0])
     for k in range(nout):
         t1 = touts[k]
@@ -572,8 +591,15 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
                 acc += 1
             else:
                 rej += 1
-            fac = 0.9 * (en if en > 0 else 1e-10) ** expo
-            h *= min(5.0, max(0.2, fac))
+            fac = min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
+            if hold:
+                if ok:
+                    if held and fac > 1.0:
+                        fac = 1.0
+                    held = False
+                else:
+                    held = True
+            h *= fac
             if ok and h < hsave:
                 h = hsave
         if t < t1:
@@ -582,11 +608,11 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
     return y, ys, acc, rej, t, nout
 
 
-def _run_embedded(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab):
+def _run_embedded(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab, hold=False):
     loop = _dopri5_inplace_loop if is_inplace(f) else _dopri5_loop
     return kernel(loop, f)(float(t0), np.ascontiguousarray(y0, dtype=np.float64), touts, args, float(rtol),
                            float(atol), float(h0), int(max_steps), tab.c, tab.A, tab.b, tab.e,
-                           tab.error_exponent, tab.fsal)
+                           tab.error_exponent, tab.fsal, bool(hold))
 
 
 def dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol: float = 1e-12,
@@ -603,13 +629,15 @@ def dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol: floa
 
 def solve_dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol: float = 1e-12,
                  h0: float = 1e-3, max_steps: int = 1_000_000, t_eval=None, backend: str = "numba",
-                 method: Tableau | str = DP5) -> ODEResult:
+                 method: Tableau | str = DP5, hold_after_reject: bool = False) -> ODEResult:
     """Adaptive embedded Runge-Kutta (Dormand-Prince 5(4) unless ``method`` names another embedded tableau)
     from ``t0`` to ``t1``, as an :class:`ODEResult`; ``success`` is False (with the reason in ``message``)
     when ``max_steps`` steps did not reach ``t1``.  Without ``t_eval`` this is :func:`dopri5` (numba backend)
     or :func:`dopri5_numpy` (``backend='numpy'``), step for step.  With ``t_eval`` (increasing, in
     ``(t0, t1]``; ``t1`` is appended when missing) the integrator steps exactly onto each output time, in one
-    kernel call, the step size carried across them (``ys`` holds the states)."""
+    kernel call, the step size carried across them (``ys`` holds the states).  ``hold_after_reject``: the step
+    accepted right after a rejection does not grow the step size (as SciPy's RK45; fewer rejections where the
+    field has kinks, e.g. the ReLU of the leaky ResNet); off by default, so that the default is :func:`dopri5`."""
     tab = tableau(method) if isinstance(method, str) else method
     if not isinstance(tab, Tableau) or tab.e is None:
         raise ValueError(f"solve_dopri5 needs an embedded tableau (with b_hat), got {method!r}")
@@ -626,10 +654,12 @@ def solve_dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol
             raise ValueError("t_eval must be strictly increasing, inside (t0, t1]")
     per = tab.stages - 1 if tab.fsal else tab.stages
     if backend == "numba":
-        y, ys, acc, rej, t, nreached = _run_embedded(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab)
+        y, ys, acc, rej, t, nreached = _run_embedded(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab,
+                                                     hold_after_reject)
         ys = ys[:nreached]
     elif backend == "numpy":
-        y, ys, acc, rej, t = _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab)
+        y, ys, acc, rej, t = _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab,
+                                                hold_after_reject)
     else:
         raise ValueError(f"unknown backend {backend!r} (numba or numpy)")
     nfev = 1 + per * (acc + rej)

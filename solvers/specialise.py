@@ -26,6 +26,10 @@ identifies its code across processes.  Any other function (a closure, a function
 one made by a factory) is specialised the same way but **without** the on-disk cache: it compiles
 once per process, as a function-valued argument did before.  Two closures with the same name but
 different captured values must never share a cache entry, which is why this is opt-in.
+
+In-place right-hand sides: ``@register(inplace=True)`` (or :func:`inplace` for an unregistered one) declares
+the protocol ``f(t, y, args, out) -> None``; the integrators of :mod:`solvers.rk` then pick their loop
+variant that passes a stage buffer as ``out`` (``is_inplace``), so that no step allocates.
 """
 from __future__ import annotations
 

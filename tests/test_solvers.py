@@ -365,7 +365,7 @@ def test_inplace_fields_match_the_originals():
     out = np.empty(5)
     ri.lift_rhs(0.0, z, (P,), out)
     assert out.tobytes() == tp.lift_rhs(0.0, z, (P,)).tobytes()       # same operations: same bits
-    for w, N in ((3, 2), (6, 5), (1, 4)):
+    for w, N in ((3, 2), (6, 5), (1, 4), (20, 25)):          # (20, 25): the BLAS branch
         y = rng.standard_normal(2 * w * N + 1)
         for variant in (0, 1, 2):
             ref = leaky.hamilton_rhs(0.0, y, (w, N, 2.5, variant))
@@ -398,3 +398,27 @@ def test_inplace_shoot_and_lift_follow_the_originals(warm_kernels):
     a = tp.integrate_lifted(z0, P, 30.0)
     b = ri.integrate_lifted(z0, P, 30.0)
     assert b.y.tobytes() == a[0].tobytes() and (b.accepted, b.rejected) == a[1:]   # same field, same bits
+
+
+def test_hold_after_reject_saves_rejections_at_kinks(warm_kernels):
+    """The ReLU kinks of Hamilton's equations cost rejected steps; holding the step size after a rejection
+    (SciPy's RK45 rule) cuts them.  Both backends implement the rule alike (a smooth problem started with a step
+    far too large, so that it is rejected: same step counts, states to rounding)."""
+    from solvers import leaky, rhs_inplace as ri
+    rng = np.random.default_rng(105)
+    A0, B0 = rng.standard_normal((6, 5)), 0.1 * rng.standard_normal((6, 5))
+    y0 = leaky.pack(A0, B0)
+    ps = np.linspace(0.0, 1.0, 21)[1:]
+    args = ri.hamilton_args(6, 5, 3.0)
+    free, held = (rk.solve_dopri5(ri.hamilton_rhs, 0.0, y0, 1.0, args, rtol=1e-8, atol=1e-11, h0=1e-4, t_eval=ps,
+                                  hold_after_reject=h) for h in (False, True))
+    assert free.success and held.success and held.rejected < free.rejected
+    # both paths within the integration error of each other (rtol 1e-8, kinks: 1e-5 relative)
+    assert np.max(np.abs(free.ys - held.ys)) <= 1e-5 * np.max(np.abs(held.ys))
+    y0 = np.array([1.0, 0.0])
+    a = rk.solve_dopri5(_osc_inplace, 0.0, y0, 5.0, np.array([2.0]), rtol=1e-9, atol=1e-12, h0=2.0,
+                        t_eval=[1.0, 2.5], hold_after_reject=True)
+    b = rk.solve_dopri5(_osc_np, 0.0, y0, 5.0, (2.0,), rtol=1e-9, atol=1e-12, h0=2.0, t_eval=[1.0, 2.5],
+                        hold_after_reject=True, backend="numpy")
+    assert a.rejected > 0 and (a.accepted, a.rejected) == (b.accepted, b.rejected)
+    assert np.max(np.abs(a.ys - b.ys)) < 1e-13
