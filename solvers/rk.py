@@ -420,7 +420,9 @@ def _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab=DP
     interpolation).  A step shortened to land on an intermediate output time does not shrink the next one:
     the controller's proposal from before the shortening is kept when it is larger.  ``hold``: the step
     accepted right after a rejection does not grow the step size (Hairer, Norsett & Wanner I, II.4; SciPy's
-    RK45 does the same), which saves rejections where the field has kinks.  Returns
+    RK45 does the same), and a second rejection in a row shrinks the step by the first-order error model
+    ``0.9/err`` when that is smaller (the local error across a kink of the field is ``O(h)``, not ``O(h^5)``,
+    so the fifth-order rule under-shrinks and is rejected again): fewer rejections where the field has kinks.  Returns
     ``(y, ys, accepted, rejected, t)``; ``t < touts[-1]`` when ``max_steps`` ran out."""
     C, A, B, E = tab.c, tab.A, tab.b, tab.e
     s = tab.stages
@@ -457,6 +459,8 @@ def _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab=DP
                     fac = min(fac, 1.0) if held else fac
                     held = False
                 else:
+                    if held:            # rejected twice running: the error is not O(h^5) (a kink)
+                        fac = max(0.2, min(fac, 0.9 / en))
                     held = True
             h *= fac
             if ok and h < hsave:
@@ -542,6 +546,8 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
                         fac = 1.0
                     held = False
                 else:
+                    if held:            # rejected twice running: the error is not O(h^5) (a kink)
+                        fac = max(0.2, min(fac, 0.9 / en))
                     held = True
             h *= fac
             if ok and h < hsave:
@@ -598,6 +604,8 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
                         fac = 1.0
                     held = False
                 else:
+                    if held:            # rejected twice running: the error is not O(h^5) (a kink)
+                        fac = max(0.2, min(fac, 0.9 / en))
                     held = True
             h *= fac
             if ok and h < hsave:
