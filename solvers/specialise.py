@@ -26,6 +26,10 @@ identifies its code across processes.  Any other function (a closure, a function
 one made by a factory) is specialised the same way but **without** the on-disk cache: it compiles
 once per process, as a function-valued argument did before.  Two closures with the same name but
 different captured values must never share a cache entry, which is why this is opt-in.
+
+In-place right-hand sides: ``@register(inplace=True)`` (or :func:`inplace` for an unregistered one) declares
+the protocol ``f(t, y, args, out) -> None``; the integrators of :mod:`solvers.rk` then pick their loop
+variant that passes a stage buffer as ``out`` (``is_inplace``), so that no step allocates.
 """
 from __future__ import annotations
 
@@ -37,7 +41,7 @@ import types
 
 from numba import njit
 
-__all__ = ["RHS", "register", "is_registered", "kernel", "cache_tag"]
+__all__ = ["RHS", "register", "is_registered", "inplace", "is_inplace", "kernel", "cache_tag"]
 
 
 def RHS(*args):
@@ -46,6 +50,7 @@ def RHS(*args):
 
 
 _REGISTERED: dict[int, object] = {}        # id(rhs) -> rhs (kept alive so ids are not reused)
+_INPLACE: dict[int, object] = {}           # id(rhs) -> rhs, for right-hand sides f(t, y, args, out)
 _TAGS: dict[int, str] = {}                 # id(rhs) -> cache tag, computed on first use
 _KERNELS: dict[tuple[int, int], tuple] = {}  # (id(loop), id(rhs)) -> (loop, rhs, dispatcher)
 _LOCK = threading.Lock()
@@ -55,9 +60,16 @@ def _py_func(rhs):
     return getattr(rhs, "py_func", rhs)
 
 
-def register(rhs):
+def register(rhs=None, *, inplace: bool = False):
     """Mark ``rhs`` (a module-level ``@njit`` function) as safe to cache specialisations of.
-    Usable as a decorator above ``@njit``.  Raises ``ValueError`` for a closure or a local function."""
+    Usable as a decorator above ``@njit`` (``@register`` or ``@register(inplace=True)``).  Raises
+    ``ValueError`` for a closure or a local function.
+
+    ``inplace=True`` declares the in-place protocol ``rhs(t, y, args, out) -> None`` (the derivative is
+    written into ``out``, a contiguous 1-d float64 buffer that the integrator owns; ``out`` never aliases
+    ``y``): the integrators then use their allocation-free loops (``solvers.rk``)."""
+    if rhs is None:
+        return lambda f: register(f, inplace=inplace)
     py = _py_func(rhs)
     if not isinstance(py, types.FunctionType):
         raise ValueError(f"register: {rhs!r} is not a (jitted) Python function")
@@ -65,7 +77,21 @@ def register(rhs):
         raise ValueError(f"register: {py.__module__}.{py.__qualname__} is a closure or a local function; its "
                          "name does not identify its code across processes, so it cannot be cached")
     _REGISTERED[id(rhs)] = rhs
+    if inplace:
+        _INPLACE[id(rhs)] = rhs
     return rhs
+
+
+def inplace(rhs):
+    """Declare ``rhs(t, y, args, out)`` in-place without registering it for the on-disk cache (a closure or a
+    local function: compiled once per process, as any unregistered right-hand side)."""
+    _py_func(rhs)
+    _INPLACE[id(rhs)] = rhs
+    return rhs
+
+
+def is_inplace(rhs) -> bool:
+    return _INPLACE.get(id(rhs)) is rhs
 
 
 def is_registered(rhs) -> bool:
