@@ -10,7 +10,7 @@ import numpy as np
 
 from solvers import mlp
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.vanrossem._networks import (_cfg, _converged, _not_converged, _validate_net, fit_taus, net_params,
+from theorems.vanrossem._networks import (_cfg, _converged, _not_converged, _validate_net, fit_taus, scoped_params,
                                           network, two_point_data)
 
 
@@ -33,8 +33,14 @@ depth = Claim(
               r"\text{ increases with depth and } 1/\tau_y \text{ decreases; at early layers } 1/\tau_y "
               r"\text{ increases (l.232-237)}",
     status="empirical",
-    params=net_params(config="Narrow", units=0) + [
-        Param.int("layer_step", 2, 1, 10, "fit every layer_step-th hidden layer (and the last)")],
+    # scope: Fig 10's network, the 20-layer leaky-ReLU rows at small initialisation (Default; Narrow = its 50-unit
+    # version) with their own gain, rate and depth; widths 50-100 and 6000-12000 epochs (WORK_MAX); layer_step <= 2
+    # keeps >= 11 fitted layers of the 20 (at 5 layers one adjacent swap sets Spearman to 0.9)
+    params=scoped_params(("Narrow", "Default"), {"units": (50, 100, 50), "epochs": (6000, 12000, 6000),
+                                                 "dx": (0.5, 1.5, 0.5), "dy": (0.25, 1.0, 1.0),
+                                                 "record_every": (5, 300, 20)},
+                         drop=("hidden", "gain", "lr", "optimizer", "batch_size")) + [
+        Param.int("layer_step", 2, 1, 2, "fit every layer_step-th hidden layer (and the last)")],
     validate=_validate_net,
     notes="One run, Eq 49 fitted separately with u taken at each hidden layer l (v, w are the output's). Catalogue "
           "D2's suite test: Spearman(1/tau_h, layer) > 0.9; argmax of 1/tau_y in the middle third of the layers; "
