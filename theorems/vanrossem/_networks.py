@@ -351,8 +351,6 @@ def over_budget(p, runs=1):
 #: weights"): connectivity (Default, Shallow, Narrow; Convolution, Skip and Dropout are not implemented) and
 #: nonlinearity (Linear, ReLU, ELU, Tanh, Swish).  The four "initial weights" rows are Fig 3's.
 FIG2_ROWS = ("Default", "Shallow", "Narrow", "Linear", "ReLU", "ELU", "Tanh", "Swish")
-#: the 20-layer small-initialisation leaky/ReLU rows whose fitted Eq 7 transition is too wide (catalogue U2 (ii), E11)
-DEEP_ROWS = ("Narrow", "Default", "ReLU", "Intermediate initial weights")
 
 
 #: ranges of the Fig 2 scope (fig2_params) and of the other 20-layer network claims

@@ -42,9 +42,14 @@ depth = Claim(
                          drop=("hidden", "gain", "lr", "optimizer", "batch_size")) + [
         Param.int("layer_step", 2, 1, 2, "fit every layer_step-th hidden layer (and the last)")],
     validate=_validate_net,
-    notes="One run, Eq 49 fitted separately with u taken at each hidden layer l (v, w are the output's). Catalogue "
-          "D2's suite test: Spearman(1/tau_h, layer) > 0.9; argmax of 1/tau_y in the middle third of the layers; "
-          "argmin of the fit cost in the second half. Default: Table 1 'Narrow' (20 x 50, ~5 s with 11 fits); the "
+    notes="One run, Eq 49 fitted separately with u taken at each hidden layer l (v, w are the output's). Checked as "
+          "the text states it (l.236-241): over the second half of the layers 1/tau_h increases (Spearman >= 0.6) and "
+          "1/tau_y decreases (Spearman <= -0.6), over the first half 1/tau_y increases (Spearman >= 0.6), and the fit "
+          "cost is lowest in the second half. Audit: the former test (catalogue D2: Spearman(1/tau_h) > 0.9 over all "
+          "layers, argmax 1/tau_y in the middle third) asserted more than the text and was refuted on sweep draws by "
+          "one swapped pair of layers or one outlying fit (sweep 1234), the check now reads the halves the text names. "
+          "Scope: the 20-layer leaky-ReLU small-initialisation rows (Narrow, Default), full-batch GD, width 50-100, "
+          "6000-12000 epochs, dx in [0.5, 1.5], dy in [0.25, 1], layer_step 1-2 (>= 11 fitted layers). Default: Table 1 'Narrow' (20 x 50, ~5 s with 11 fits); the "
           "catalogue's run is the Default row (20 x 500), the slow reproduction.",
     catalogue="vanrossem §2.7 D2, §3 R8",
     covers=("D2", "R8"),
@@ -59,8 +64,8 @@ def _depth_outcome(p):
     a, b = p.dx ** 2, p.dy ** 2
     if not _converged(cu, b):
         return _not_converged(cu, b, c)
-    if len(layers) < 5:
-        return inconclusive("need at least 5 fitted layers for the depth trends", layers=layers)
+    if len(layers) < 10:
+        return inconclusive("need at least 10 fitted layers (5 per half) for the depth trends", layers=layers)
     X, Y = two_point_data(p.dx, p.dy)
     rows = []
     for l in layers:
@@ -69,19 +74,32 @@ def _depth_outcome(p):
         rows.append((l, 1 / f["tau_h"], 1 / f["tau_y"], f["cost"], float(u[0]), float(u[-1])))
     L = np.array([r[0] for r in rows], float)
     ih, iy, cost = (np.array([r[k] for r in rows]) for k in (1, 2, 3))
+    first, second = L <= N / 2, L > N / 2
     rho = _spearman(L, ih)
+    rho_h2 = _spearman(L[second], ih[second])
+    rho_y2 = _spearman(L[second], iy[second])
+    rho_y1 = _spearman(L[first], iy[first])
     ky, kc = int(L[np.argmax(iy)]), int(L[np.argmin(cost)])
-    lo, hi = N / 3, 2 * N / 3
     values = {"layers": L.tolist(), "inv_tau_h": ih.tolist(), "inv_tau_y": iy.tolist(), "fit_cost": cost.tolist(),
               "u0_per_layer": [r[4] for r in rows], "u_end_per_layer": [r[5] for r in rows],
-              "spearman_inv_tau_h": rho, "argmax_inv_tau_y": ky, "argmin_cost": kc,
+              "spearman_inv_tau_h": rho, "spearman_inv_tau_h_second_half": rho_h2,
+              "spearman_inv_tau_y_second_half": rho_y2, "spearman_inv_tau_y_first_half": rho_y1,
+              "argmax_inv_tau_y": ky, "argmin_cost": kc,
               "plot": {"kind": "semilogy", "x": L.tolist(), "series": {"1/tau_h": ih.tolist(), "1/tau_y": iy.tolist()},
                        "xlabel": "hidden layer", "ylabel": "fitted 1/tau (1/epoch)",
                        "title": f"{p.config}: per-layer effective learning rates (Fig 10)"}}
-    parts = {"Spearman(1/tau_h, layer) > 0.9": (max(0.0, 0.9 - rho) + (0.0 if rho > 0.9 else 1e-12), 0.0),
-             "argmax 1/tau_y in the middle third": (0.0 if lo <= ky <= hi else abs(ky - (lo + hi) / 2), 0.0),
-             "argmin cost in the second half": (0.0 if kc > N / 2 else N / 2 - kc + 1, 0.0)}
-    return Outcome.from_parts(parts, f"Spearman {rho:.3f}, argmax 1/tau_y at {ky}, argmin cost at {kc}", values)
+    # trend assertions on the halves the text names (l.236-241); RHO = 0.6 is a rank trend that a random order of 6
+    # to 10 layers reaches with probability 0.05-0.1 (one-sided), while one outlying layer (sweep 1234: layer 15 fitted
+    # to 1/tau_h 14e-3 among 1-9e-3) leaves it at ~0.9.  The former "Spearman over all layers > 0.9" and "argmax
+    # 1/tau_y in the middle third" asserted more than the text (monotone over all layers; a peak position) and were
+    # refuted by one swapped pair at 5-11 fitted layers or that one outlier
+    RHO = 0.6
+    parts = {"1/tau_h increases over the second half (Spearman >= 0.6)": (max(0.0, RHO - rho_h2), 0.0),
+             "1/tau_y decreases over the second half (Spearman <= -0.6)": (max(0.0, rho_y2 + RHO), 0.0),
+             "1/tau_y increases over the first half (Spearman >= 0.6)": (max(0.0, RHO - rho_y1), 0.0),
+             "argmin fit cost in the second half": (0.0 if kc > N / 2 else N / 2 - kc + 1, 0.0)}
+    return Outcome.from_parts(parts, f"second half: Spearman 1/tau_h {rho_h2:.3f}, 1/tau_y {rho_y2:.3f}; first half "
+                              f"1/tau_y {rho_y1:.3f}; argmin cost at {kc}", values)
 
 
 @depth.numeric
@@ -93,7 +111,7 @@ def _(p):
 @depth.reproduction(slow=True)
 def _(p):
     """Default row (20 x 500, ~2 min): the catalogue's D2 table (Spearman of 1/tau_h = 1, 1/tau_y peaking at layer 12,
-    cost lowest at layers 13-18); same three assertions."""
+    cost lowest at layers 13-18); same four assertions."""
     from theorems.claim import Params
     return _depth_outcome(Params({x.name: x.default for x in depth.params}).replace(config="Default",
                                                                                     record_every=10))
