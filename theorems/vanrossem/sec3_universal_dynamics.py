@@ -166,8 +166,12 @@ deep = Claim(
           "recorded every 199 epochs, where both widths were one record interval: such draws are now inconclusive); "
           "the former shared ranges drew 500-unit runs of ~60 s and shallow rows outside the statement. "
           "Default: the Table 1 'Narrow' row at full size (20 x 50, 6000 epochs; ~1 s). Measured: the 10%->90% "
-          "rise of |dy|^2 takes W_net epochs in the network and W_th in the fitted theory. Trend assertions (catalogue "
-          "E11: default net W_th/W_net ~ 10, Eq 10 +24% to +78%): W_th/W_net >= 3 and Eq 10 (fitted) >= 1.1 u_end. "
+          "rise of |dy|^2 takes W_net epochs in the network and W_th in the fitted theory. Trend assertions: on the "
+          "Narrow row (numeric check) W_th/W_net >= 2 and Eq 10 (fitted) > u_end; on the Default row at 20 x 500 (slow "
+          "reproduction; catalogue E11: W_th/W_net ~ 10, Eq 10 +24% to +78%) W_th/W_net >= 3 and Eq 10 >= 1.1 u_end. "
+          "Audit: the catalogue's Default-row magnitudes (3, +10%) were asserted on the Narrow row, where sweeps 1234 "
+          "and 4321 measured W_th/W_net = 2.8-8.8 and Eq 10 +2% to +14% at the B.1 data (2 of 4 draws refuted): the "
+          "direction of the discrepancy holds on the Narrow net, its size is the Default row's. "
           "Structural reason (catalogue U2 (iii)): in Eq 7 the escape time is ~ln(1/eps)/lambda_+ and the transition "
           "width a few 1/lambda_+, so plateau/width ~ ln(1/eps)/few, while deep nets have plateau/width ~ 17. This "
           "contradicts the l.120 'for all networks' in our conventions (possibly convention-dependent: D1-D3).",
@@ -176,7 +180,7 @@ deep = Claim(
 )
 
 
-def _deep_outcome(p):
+def _deep_outcome(p, width_ratio=2.0, over=1.0):
     rec, H, cu, c = network(p)
     a, b = p.dx ** 2, p.dy ** 2
     if not _converged(cu, b):
@@ -200,8 +204,8 @@ def _deep_outcome(p):
               "plateau_over_width_theory": t10 / (t90 - t10), "u0": float(cu["u"][0]), "u_end": u_end,
               "eq10_fitted": pred, "eq10_rel_error": (pred - u_end) / u_end,
               "plot": uvw_plot(cu, f, a, b, f"{p.config} ({c['hidden']}x{c['units']}): network vs fitted Eq 7")}
-    parts = {"theory/network transition width >= 3": (3.0 / ratio, 1.0),
-             "Eq 10 overestimates u_end by >= 10%": (1.1 * u_end / pred, 1.0)}
+    parts = {f"theory/network transition width >= {width_ratio:g}": (width_ratio / ratio, 1.0),
+             f"Eq 10 >= {over:g} u_end (overestimates)": (over * u_end / pred, 1.0)}
     return Outcome.from_parts(parts, f"transition width network {n90 - n10:.0f} vs theory {t90 - t10:.0f} epochs",
                               values)
 
@@ -215,10 +219,11 @@ def _(p):
 @deep.reproduction(slow=True)
 def _(p):
     """Table 1 'Default' (20 x 500, 6000 epochs, ~1-2 min): catalogue E11 measured network 10->90% 3791->4010 vs
-    best-fit theory ~3080->5050, Eq 10 0.1326 vs u_end 0.0792; same two trend assertions."""
+    best-fit theory ~3080->5050, Eq 10 0.1326 vs u_end 0.0792; the two trend assertions at the catalogue's sizes
+    (width ratio >= 3, Eq 10 >= 1.1 u_end)."""
     from theorems.claim import Params
-    return _deep_outcome(Params({x.name: x.default for x in deep.params}).replace(config="Default",
-                                                                                  record_every=10))
+    p = Params({x.name: x.default for x in deep.params}).replace(config="Default", units=500, record_every=10)
+    return _deep_outcome(p, width_ratio=3.0, over=1.1)
 
 
 # ===========================================================================
