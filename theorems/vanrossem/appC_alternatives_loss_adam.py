@@ -32,14 +32,16 @@ alt = Claim(
               r"Eq 7, not to two degrees of freedom.}",
     status="empirical",
     # scope: the Narrow row at its own size (Fig 11's Default row at 20 x 500 is the slow reproduction)
-    params=scoped_params(("Narrow",), FIG2_RANGES | {"dy": (0.5, 1.0, 1.0)},
+    params=scoped_params(("Narrow",), FIG2_RANGES | {"dx": (0.45, 0.55, 0.5), "dy": (0.9, 1.0, 1.0)},
                          drop=("hidden", "gain", "lr", "optimizer", "batch_size", "units")),
     validate=_validate_net,
     notes="Scope: the Table 1 'Narrow' row at its own size (20 x 50, its gain and rate), the 20-layer leaky-ReLU "
           "small-initialisation row a check trains at Table 1 size (Fig 11's Default row, 20 x 500, is the slow "
           "reproduction; at 58-87 units it did not learn the data on 2 of 7 draws, sweep 1234: not a Table 1 "
-          "network), full-batch GD, 6000-12000 epochs, dx in [0.5, 1.5], dy in [0.5, 1] (at dy ~ 0.27 the nets do not "
-          "learn b = dy^2 to 1% within the budget). "
+          "network), full-batch GD, 6000-12000 epochs, the B.1 two-point data within 10% (dx in [0.45, 0.55], dy in "
+          "[0.9, 1]: Fig 11's data). Finding: away from it the printed ranking can hold -- sweep 4321 draw 7 (dx = "
+          "1.44, dy = 0.71) gave every alteration >= 3.99 x Eq 7's cost -- so the non-reproduction is specific to the "
+          "paper's own data distances in our conventions. "
           "Variants read from the colour-coded LaTeX at l.587 (catalogue U3): factor2 (v' = -2w(...)), square "
           "(u' = -(a/tau_h) w^2), plus (+a/(2 tau_h)(v+w)w/u in w'), noterm (drop (a/tau_h)v/u in v'); each fitted by "
           "the same Eq 49 procedure (grid + Nelder-Mead, (u,v,w) form with a u>0 guard; Eq 7 itself in lifted form). "
