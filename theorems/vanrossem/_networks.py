@@ -374,8 +374,11 @@ def fig2_params():
       and 1; Fig 5: dx in [0.5, 1.5], dy in [0, 1], cut at 0.25 where b = dy^2 becomes too small to learn to 1%
       within the budget);
     * ``record_every`` in [5, 300]: at least 20 recorded points in 6000 epochs;
-    * no ``optimizer``: Fig 2 / l.120 concern networks trained by gradient descent (Adam: adam_dynamics)."""
-    return scoped_params(FIG2_ROWS, FIG2_RANGES, drop=("hidden", "gain", "lr", "optimizer"), default="Shallow",
+    * no ``optimizer``: Fig 2 / l.120 concern networks trained by gradient descent (Adam: adam_dynamics);
+    * no ``batch_size``: full-batch GD (decision D2); per-sample SGD doubled the work past WORK_MAX on 3 of 13 draws
+      (sweep 777001)."""
+    return scoped_params(FIG2_ROWS, FIG2_RANGES, drop=("hidden", "gain", "lr", "optimizer", "batch_size"),
+                         default="Shallow",
                          extra_doc=": its gain, rate and depth; width overridden by units")
 
 
