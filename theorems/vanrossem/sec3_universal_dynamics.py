@@ -18,7 +18,7 @@ import sympy as sp
 
 from solvers import twopoint as tp
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.vanrossem._common import ATOL, EPS, FLOOR, RTOL, flow_params
+from theorems.vanrossem._common import EPS, FLOOR, RTOL, _lifted_path, flow_params
 from theorems.vanrossem._networks import (_converged, _not_converged, _transition, _validate_net, eq10_prediction,
                                           FIG2_RANGES, fig2_params, fitted, net_params, network,
                                           over_budget, scoped_params, theory_uvw, uvw_plot)
@@ -258,34 +258,11 @@ universality = Claim(
 )
 
 
-#: Dormand-Prince steps per sample interval before the interval counts as stiff and goes to Radau (the collapse
-#: regime a |q|^2/tau_h >> s^2/tau_y: sweep draws with |dy(0)|^2/|dh(0)|^2 ~ 1e8 needed 1e8 explicit steps)
-U1_DP_BUDGET = 20_000
-
-
-def _u1_path(z0, P, times):
-    """Lifted states at ``times``: Dormand-Prince per interval, Radau (exact Jacobian) from the first interval that
-    exhausts :data:`U1_DP_BUDGET` steps on (both at RTOL, ATOL)."""
-    out, z, t, stiff = [], np.asarray(z0, dtype=float), 0.0, False
-    for t1 in times:
-        if not stiff:
-            try:
-                z, _, _ = tp.integrate_lifted(z, P, t1, "numba", RTOL, ATOL, t0=t, h0=(t1 - t) * 1e-3,
-                                              max_steps=U1_DP_BUDGET)
-            except RuntimeError:
-                stiff = True
-        if stiff:
-            z, _, _ = tp.integrate_lifted_stiff(z, P, t1, "numba", RTOL, ATOL, t0=t)
-        t = t1
-        out.append(np.array(z, dtype=float))
-    return np.array(out)
-
-
 def _u1_traj(p, a, th, ty, times, rel=0.0):
     w0 = p.dy2_0 - math.sqrt(p.dy2_0) * p.delta_y * p.cos_0
     z0 = tp.lift_from_uvw(p.dh2_0, p.dy2_0, w0, p.delta_y) * (1.0 + rel)
     dY = [p.delta_y, 0.0]
-    return np.array(tp.uvw_from_lift(_u1_path(z0, tp.lift_params(a, th, ty, dY), times), dY))
+    return np.array(tp.uvw_from_lift(_lifted_path(z0, tp.lift_params(a, th, ty, dY), times), dY))
 
 
 def _u1_outcome(p, scale_a_only=False):
