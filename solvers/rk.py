@@ -453,15 +453,7 @@ def _dopri5_numpy_core(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab=DP
                 acc += 1
             else:
                 rej += 1
-            fac = min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
-            if hold:
-                if ok:
-                    fac = min(fac, 1.0) if held else fac
-                    held = False
-                else:
-                    if held:            # rejected twice running: the error is not O(h^5) (a kink)
-                        fac = max(0.2, min(fac, 0.9 / en))
-                    held = True
+            fac, held = _step_factor(float(en), expo, bool(ok), bool(hold), held)
             h *= fac
             if ok and h < hsave:
                 h = hsave
@@ -478,6 +470,24 @@ def dopri5_numpy(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol
     if t < t1:
         raise RuntimeError(f"dopri5 did not reach t1={t1} in {max_steps} steps (t={t})")
     return y, acc, rej
+
+
+@njit(cache=True)
+def _step_factor(en, expo, ok, hold, held):
+    """The step-size controller of every embedded loop: ``(factor on h, held)``.  Factor 0.9 en^expo clipped to
+    [0.2, 5]; with ``hold`` (SciPy's rule) no growth right after a rejection, and a second rejection in a row shrinks
+    by the first-order model 0.9/en (across a kink the local error is O(h), the high-order rule under-shrinks)."""
+    fac = min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
+    if hold:
+        if ok:
+            if held and fac > 1.0:
+                fac = 1.0
+            held = False
+        else:
+            if held:
+                fac = max(0.2, min(fac, 0.9 / en))
+            held = True
+    return fac, held
 
 
 @njit(cache=True)
@@ -539,16 +549,7 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
                 acc += 1
             else:
                 rej += 1
-            fac = min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
-            if hold:
-                if ok:
-                    if held and fac > 1.0:
-                        fac = 1.0
-                    held = False
-                else:
-                    if held:            # rejected twice running: the error is not O(h^5) (a kink)
-                        fac = max(0.2, min(fac, 0.9 / en))
-                    held = True
+            fac, held = _step_factor(en, expo, ok, hold, held)
             h *= fac
             if ok and h < hsave:
                 h = hsave
@@ -597,16 +598,7 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
                 acc += 1
             else:
                 rej += 1
-            fac = min(5.0, max(0.2, 0.9 * (en if en > 0 else 1e-10) ** expo))
-            if hold:
-                if ok:
-                    if held and fac > 1.0:
-                        fac = 1.0
-                    held = False
-                else:
-                    if held:            # rejected twice running: the error is not O(h^5) (a kink)
-                        fac = max(0.2, min(fac, 0.9 / en))
-                    held = True
+            fac, held = _step_factor(en, expo, ok, hold, held)
             h *= fac
             if ok and h < hsave:
                 h = hsave
