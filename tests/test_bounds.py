@@ -106,6 +106,36 @@ def test_a_witness_is_tried_first():
     assert prop["values"]["best_params"]["a"] == prop["values"]["best_params"]["b"] == 3.0
 
 
+def test_a_matrix_bound_replays_its_tightest_instance_as_arrays():
+    """The search records ``best_params`` as JSON (nested lists); the sharpened falsifier must get the
+    matrix back as an array, as a user's ``--param`` would, before the claim's validator sees it."""
+    import numpy as np
+    cid = "menon.zz_bound_matrix"
+    registry.pop(cid, None)
+    seen = []
+
+    def validator(p):
+        seen.append(type(p.A))
+        if not isinstance(p.A, np.ndarray):
+            raise TypeError(f"validator got {type(p.A).__name__}, not an array")
+
+    claim = Claim(id=cid, document="menon", title="toy matrix bound", label="toy", lines=(1, 2),
+                  statement=r"\|A\|_2\le\|A\|_F", status="holds", bound=True, validate=validator,
+                  params=[Param.matrix("A", [[1.0, 0.0], [0.0, 1.0]], shape=(2, 2))])  # ratio 1/sqrt 2 at the default
+
+    @claim.numeric
+    def _(p):
+        two, fro = float(np.linalg.norm(p.A, 2)), float(np.linalg.norm(p.A))
+        # error model: both norms to a few ulps of |A|_F; equality at rank one
+        return Outcome(residual=max(0.0, two - fro), tolerance=16 * 2.2e-16 * fro,
+                       values={"tightness": two / fro if fro else 0.0})
+
+    claim.tightness(over=("A",), max_examples=30)
+    fals = _record(claim, "falsifier")
+    assert fals["verdict"] == "refuted", fals["message"]
+    assert set(seen) == {np.ndarray}
+
+
 def test_tightness_declaration_errors():
     registry.pop("menon.zz_bound_nobound", None)
     c = Claim(id="menon.zz_bound_nobound", document="menon", title="t", label="l", lines=(1, 1), statement="s",

@@ -30,6 +30,17 @@ def _instance(check, base: Params, drawn: dict) -> Params:
     return q
 
 
+def _from_json(check, base: Params, recorded: dict) -> Params:
+    """An instance from recorded parameters (a witness, a search's ``best_params``, a
+    counterexample's ``params``): JSON lists go back through the declared parameter's
+    coercion, so a matrix is an array again before the claim's validator sees it."""
+    by_name = {p.name: p for p in check.claim.params}
+    q = base.replace(**{k: by_name[k].validate(v) for k, v in recorded.items() if k in by_name})
+    if check.claim.validator is not None:
+        check.claim.validator(q)
+    return q
+
+
 class _DrawFailed(AssertionError):
     def __init__(self, params: Params, out: Outcome, verdict: str):
         self.params, self.out, self.verdict = params, out, verdict
@@ -239,7 +250,7 @@ def _search_tightness(check, base: Params, profile: str | None) -> Outcome:
                        message=f"the bound fails on {how}: {exc.out.message}")
 
     for w in spec["witnesses"]:
-        q = _instance(check, base, w)  # a declared witness outside the range is a bug of the claim
+        q = _from_json(check, base, w)  # a declared witness outside the range is a bug of the claim
         try:
             observe(q, numeric.evaluate(q))
         except _DrawFailed as exc:
@@ -297,8 +308,7 @@ def run_sharpened(check, base: Params, profile: str | None) -> tuple[Outcome, Pa
         return out, base
     search = tightest(check, base, profile)
     if search.decide() == "refuted" and search.counterexample:  # the bound itself fails on a draw
-        q = _instance(check, base, {k: v for k, v in search.counterexample["params"].items()
-                                    if k in {p.name for p in check.claim.params}})
+        q = _from_json(check, base, search.counterexample["params"])
         out = check.evaluate(q)
         out.message = "the tightness search refutes the bound itself. " + out.message
         return out, q
@@ -306,7 +316,7 @@ def run_sharpened(check, base: Params, profile: str | None) -> tuple[Outcome, Pa
     if best is None or bp is None:
         out.message = f"no tightest instance: {search.message}. " + out.message
         return out, base
-    q = _instance(check, base, bp)
+    q = _from_json(check, base, bp)
     out = check.evaluate(q)
     out.values = {**out.values, "best_tightness": best, "best_params": bp,
                   "examples": search.values.get("examples"), "approached": out.decide() == "refuted"}

@@ -97,13 +97,6 @@ def _validate_AB(p):
         M = p.get(name)
         if M is None:
             continue
-        if not isinstance(M, np.ndarray):   # a search's best_params come back as JSON lists
-            try:
-                M = p[name] = np.asarray(M, dtype=float)
-            except (TypeError, ValueError):
-                raise ParamError(f"parameter {name} must be a real matrix, got {type(M).__name__}") from None
-            if M.ndim != 2:
-                raise ParamError(f"parameter {name} must be a matrix (2-D), got {M.ndim} dimensions")
         if M.shape[0] != M.shape[1]:
             raise ParamError(f"parameter {name} must be a square matrix (a Jacobian in R^(d x d)), got shape {M.shape}")
         if M.shape[0] > MAX_D:
