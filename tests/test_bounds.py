@@ -136,6 +136,32 @@ def test_a_matrix_bound_replays_its_tightest_instance_as_arrays():
     assert set(seen) == {np.ndarray}
 
 
+def test_a_tightness_search_draws_matrices_whose_shape_names_a_drawn_size():
+    import numpy as np
+    cid = "menon.zz_bound_shaped"
+    registry.pop(cid, None)
+    shapes = []
+    claim = Claim(id=cid, document="menon", title="toy shaped bound", label="toy", lines=(1, 2),
+                  statement=r"\|A\|_2\le\|A\|_F", status="holds", bound=True,
+                  params=[Param.int("d", 2, 1, 5), Param.matrix("A", None, shape=("d", "d"))])
+
+    @claim.numeric
+    def _(p):
+        A = np.eye(p.d) if p.A is None else p.A
+        if A.shape != (p.d, p.d):
+            raise ValueError(f"A has shape {A.shape}, d = {p.d}")
+        shapes.append(A.shape)
+        two, fro = float(np.linalg.norm(A, 2)), float(np.linalg.norm(A))
+        return Outcome(residual=max(0.0, two - fro), tolerance=16 * 2.2e-16 * fro,
+                       values={"tightness": two / fro if fro else 0.0})
+
+    claim.tightness(over=("d", "A"), max_examples=40)
+    prop = _record(claim, "property")
+    assert prop["verdict"] == "certified", prop["message"]
+    assert len({s[0] for s in shapes}) >= 3            # the size was drawn, and A followed it
+    assert prop["values"]["best_tightness"] > 0.99     # rank one reached (d = 1 is rank one)
+
+
 def test_tightness_declaration_errors():
     registry.pop("menon.zz_bound_nobound", None)
     c = Claim(id="menon.zz_bound_nobound", document="menon", title="t", label="l", lines=(1, 1), statement="s",

@@ -485,7 +485,7 @@ def param_strategy(param, params: Mapping[str, Any] | None = None):
 def joint_strategy(declared: Sequence, names: Sequence[str], base: Mapping[str, Any] | None = None,
                    scalar: Callable | None = None):
     """A dict strategy over ``names``: the scalar parameters first (``fixed_dictionaries`` of their
-    own strategies), then each matrix/vector parameter with its shape resolved from ``base``
+    own strategies, or of ``scalar(param)``: the tightness search passes the declared ranges), then each matrix/vector parameter with its shape resolved from ``base``
     updated with what was drawn (so ``over=("d", "A")`` draws d, then a d x d A).  A matrix whose
     ``partner`` is drawn too and whose family comes out ``non_commuting`` is drawn with it as a pair."""
     from hypothesis import strategies as st
@@ -493,7 +493,8 @@ def joint_strategy(declared: Sequence, names: Sequence[str], base: Mapping[str, 
     kinds = ("matrix", "matrices", "vector")
     scal = [n for n in names if by[n].kind not in kinds]
     mats = [n for n in names if by[n].kind in kinds]
-    s0 = st.fixed_dictionaries({n: by[n].strategy() for n in scal})
+    scalar = scalar or (lambda p: p.strategy())
+    s0 = st.fixed_dictionaries({n: scalar(by[n]) for n in scal})
     if not mats:
         return s0
 

@@ -178,12 +178,14 @@ def full_range(param):
     return st.one_of(parts)
 
 
-def full_range_strategy(check, names):
-    """The draws of a tightness search: the check's own strategy, else each name over its declared range."""
+def full_range_strategy(check, names, base: Params | None = None):
+    """The draws of a tightness search: the check's own strategy, else each scalar name over its
+    declared range, then the matrices with their shapes resolved from what was drawn (or ``base``):
+    ``over=("d", "A")`` with ``A`` of shape ``("d", "d")`` draws d, then a d x d matrix."""
     if check.strategy is not None:
         return check.strategy
-    by_name = {p.name: p for p in check.claim.params}
-    return st.fixed_dictionaries({n: full_range(by_name[n]) for n in names})
+    from .matrices import joint_strategy
+    return joint_strategy(check.claim.params, names, base, scalar=full_range)
 
 
 def _tightness_of(out: Outcome) -> float | None:
@@ -256,7 +258,7 @@ def _search_tightness(check, base: Params, profile: str | None) -> Outcome:
         except _DrawFailed as exc:
             return failed(exc, f"the declared witness {w}")
 
-    @given(full_range_strategy(check, check.over))
+    @given(full_range_strategy(check, check.over, base))
     def prop(drawn):
         try:
             q = _instance(check, base, drawn)
