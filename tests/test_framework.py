@@ -50,6 +50,57 @@ def test_claim_lines_lie_in_the_seed():
         assert 1 <= c.lines[0] <= c.lines[1] <= n, (c.id, c.lines, n)
 
 
+#: a section heading of each seed, its number in group 1 (the seeds' markdown differs by document)
+_HEADING = {
+    "jacot": r"^(?:#+\s*|\*\*)\s*((?:\d+|[A-Z])(?:\.[0-9A-Z]+)*)\.?\s",
+    "chen": r"^(?:#+\s*|\*\*)\s*((?:\d+|[A-Z])(?:\.[0-9A-Z]+)*)\.?\s",
+    "sander": r"^(?:#+\s*|\*\*)\s*((?:\d+|[A-Z])(?:\.[0-9A-Z]+)*)\.?\s",
+    "menon": r"^(\d+(?:\.\d+)*)\.\s+\**[A-Z\\$]",             # "4.1. **Definitions.**", "7.1.3. *Proof"
+    "vanrossem": r"^(?:Appendix\s+)?([0-9A-C](?:\.\d)*)\s+[A-Z]",   # "2.2 Two Point Interaction"
+}
+
+
+def _headings(lines: list[str], doc: str) -> list[tuple[int, str]]:
+    """(line, section number) of each heading of a seed, table-of-contents entries left out."""
+    import re
+    pat = re.compile(_HEADING[doc])
+    out = []
+    for i, line in enumerate(lines, 1):
+        if "\t" in line and line.rstrip().split("\t")[-1].isdigit():   # "3.1. The model\t5"
+            continue
+        if doc == "vanrossem" and len(line) > 90:   # its headings are short lines; formulas are not
+            continue
+        m = pat.match(line)
+        if m:
+            out.append((i, m.group(1)))
+    return out
+
+
+def _sections_at(heads: list[tuple[int, str]], first: int, last: int) -> set:
+    before = [s for i, s in heads if i <= first]
+    return ({before[-1]} if before else set()) | {s for i, s in heads if first < i <= last}
+
+
+def test_claim_section_matches_the_heading_at_its_lines():
+    """A claim's ``section`` names the section its cited lines lie in (or an enclosing or enclosed one);
+    several sections are listed with commas or a range."""
+    import re
+    texts = {}
+    bad = []
+    for c in all_claims():
+        seed = SEEDS / DOCUMENTS[c.document][0]
+        if not seed.exists():
+            pytest.skip("shared/seeds not beside the checkout")
+        if c.document not in texts:
+            texts[c.document] = _headings(seed.read_text().splitlines(), c.document)
+        heads = _sections_at(texts[c.document], *c.lines)
+        named = [re.sub(r"\(.*?\)|§|^App(?:endix)?\s*", "", s).strip()
+                 for s in re.split(r"[,;\u2013-]| and ", str(c.section))]
+        if not any(h == s or h.startswith(s + ".") or s.startswith(h + ".") for s in named if s for h in heads):
+            bad.append(f"{c.id}: section {c.section!r}, lines {c.lines} lie under {sorted(heads)}")
+    assert not bad, "\n".join(bad)
+
+
 def test_bad_claim_declarations_are_rejected():
     with pytest.raises(ValueError, match="lower case"):
         Claim(id="menon.Bad", document="menon", title="t", label="l", lines=(1, 1), statement="s", status="holds")

@@ -179,6 +179,7 @@ for _id, _title, _label, _lines, _stmt, _status, _notes, _cov, _corr in [
      "(chen.no_backprop); Thm 5.1 (no separation) needs the products P^+-, i.e. back-propagated Jacobians.",
      ("HL5",), None),
 ]:
-    Claim(id=_id, title=_title, label=_label, section="1", lines=_lines, statement=_stmt,
+    # HL5's outlook is printed in §2.2 (l.285), not in the introduction
+    Claim(id=_id, title=_title, label=_label, section="2.2" if _id == "chen.backprop_free" else "1", lines=_lines, statement=_stmt,
           status=_status, notes=_notes, catalogue="chen §2.11", covers=_cov,
           **({"corrected": _corr} if _corr else {}))

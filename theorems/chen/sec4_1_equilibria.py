@@ -396,8 +396,8 @@ def unt_reproduction(p):
 rest = Claim(
     id="chen.class_offdiagonal_rest",
     title="beta = -yt with off-diagonal mass is not a rest point: R keeps rotating and the cost keeps falling",
-    label="§4.1 (4.11)-(4.12)",
-    section="4.1",
+    label="§4.2 (4.11)-(4.12)",
+    section="4.2",
     equation="(4.11)-(4.12), (3.22)",
     lines=(611, 623),
     statement=r"\beta\to-\tilde y\ \Longrightarrow\ \|\Omega_\ell\|\to0\ (\text{with (3.22): }v=0\Rightarrow\Omega=0)",

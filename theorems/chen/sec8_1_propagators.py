@@ -26,7 +26,7 @@ sec8c = Claim(
     id="chen.toy_propagators",
     title="Propagator representation E(s) = V_L(s) E(0) V_R(s) of the toy error (and Lemma 8.1)",
     label="§8 (8.9)-(8.12), Lemma 8.1",
-    section="8",
+    section="8.1",
     equation="(8.9)-(8.17)",
     lines=(1249, 1289),
     statement=r"\partial_s\mathcal U_B=-\mathcal U_BBB^T,\ \partial_s\mathcal U_W=-W^TW\mathcal U_W,\ "
@@ -180,7 +180,7 @@ l82 = Claim(
     id="chen.lemma_8_2",
     title="Lemma 8.2: ||AB|| >= sqrt(lambda_0) ||A|| when B B^T >= lambda_0",
     label="Lemma 8.2",
-    section="8",
+    section="8.1",
     equation="(8.18)-(8.20)",
     lines=(1293, 1308),
     statement=r"BB^T>\lambda_0\ \Longrightarrow\ \|AB\|_{op}>\sqrt{\lambda_0}\|A\|_{op}",

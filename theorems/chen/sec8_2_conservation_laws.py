@@ -26,7 +26,7 @@ cons = Claim(
     id="chen.toy_conservation",
     title="Prop 8.3: I = B B^T - W^T W is conserved by the bilinear toy flow",
     label="Prop 8.3",
-    section="8",
+    section="8.2",
     equation="(8.21)-(8.23)",
     lines=(1316, 1333),
     statement=r"\partial_s\big(BB^T-W_{Q+1}^TW_{Q+1}\big)=0",
@@ -135,7 +135,7 @@ dec = Claim(
     id="chen.toy_decay",
     title="Thm 8.4: a definite conserved I gives exponential decay of the toy cost",
     label="Thm 8.4",
-    section="8",
+    section="8.2",
     equation="(8.24)-(8.36)",
     lines=(1337, 1430),
     statement=r"\pm\mathcal I(0)>\lambda_0>0\ \Longrightarrow\ \tilde{\mathcal C}(s)\le e^{-2s\lambda_0}\tilde{\mathcal C}(0),"

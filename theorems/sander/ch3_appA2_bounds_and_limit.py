@@ -319,7 +319,7 @@ aa = Claim(
     id="sander.arzela_ascoli_grid_inequality",
     title="Prop 3.10's key inequality (3.26): ||Z^L(s,t) - Z^L(s',t')|| <= C|t-t'| + C|s-s'| + C/L",
     label="Prop 3.10 (proof), Cor 3.11",
-    section="3.A.2",
+    section="3.A.3",
     equation="(3.26)",
     lines=(2093, 2121),
     statement=r"\|\mathcal Z^L(s,t)-\mathcal Z^L(s',t')\|\le C|t-t'|+C|s-s'|+\tfrac CL,\quad"

@@ -66,7 +66,7 @@ fig63 = Claim(
     title="Fig 6.3 at CPU scale: training (6.6) reaches the zero-loss sets of Props 6.7 (unitary, H = d) and 6.11 "
           "(orthogonal, delta < H < d: rank-delta B^T A with P_{T-1,T-1}/P_{T-1,T} = -1/2)",
     label="Fig 6.3",
-    section="6.6",
+    section="6.5.2, 6.6",
     equation="",
     lines=(4272, 4272),
     statement=r"\text{unitary, }H=d:\ \mathbf B^\top\mathbf A\text{ diagonal},\ P_{T-1}\propto e_T;\ "

@@ -225,7 +225,7 @@ wn = Claim(
     id="sander.topk_conjugate_weights",
     title="Prop 7.3 for general w >= 0 (n = 2, phi = x^2/2), and the role of w >= 0 (perspective with z_i < 0)",
     label="Prop 7.3",
-    section="7.3",
+    section="7.4",
     equation="",
     lines=(4833, 4840),
     statement=r"f_\varphi^*(\mathbf y,\mathbf w)=\min_{\mathbf z\in P(\mathbf w)}\sum_iz_i\varphi^*(y_i/z_i),\quad"

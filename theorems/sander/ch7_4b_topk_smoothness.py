@@ -164,7 +164,7 @@ fig73 = Claim(
     id="sander.topk_fig73_zero_area",
     title="Fig 7.3: the relaxed top-2 magnitude operators are exactly 0 near the origin (zero-area fractions)",
     label="Fig 7.3",
-    section="7.3",
+    section="7.4",
     equation="",
     lines=(4876, 4876),
     statement=r"y_{\varphi,R}(\mathbf x,\mathbf 1_2)_1+y_{\varphi,R}(\mathbf x,\mathbf 1_2)_2=0\ \text{in the center},"

@@ -337,7 +337,7 @@ pr = Claim(
     id="sander.topk_jacobian_p_range",
     title="Prop 7.8 needs p > 1 (printed p > 0): for p < 1 the conjugate of |y|^p/p is +inf, not |z|^q/q",
     label="Prop 7.8 (hypothesis)",
-    section="7.4",
+    section="7.5",
     equation="",
     lines=(4960, 4962),
     statement=r"R=\tfrac1p\|\cdot\|_p^p,\ p>0,\ \tfrac1p+\tfrac1q=1:\ R^*=\tfrac1q\|\cdot\|_q^q\ \text{and}\ "

@@ -41,7 +41,7 @@ prune = Claim(
     id="sander.topk_pruning_toy",
     title="Fig 7.5 at toy scale (R7.a): magnitude pruning to 10% density with relaxed top-k",
     label="Fig 7.5",
-    section="7.5.1",
+    section="7.6",
     equation="",
     lines=(4984, 4997),
     statement=r"\text{90\% sparsity kept at every step; relaxed top-}k\text{ (}p=2,\tfrac43\text{) comparable to hard top-}k",
