@@ -188,7 +188,8 @@ def _check_view(rec: dict, claim: dict, spec: dict | None) -> dict:
     if rec.get("check") == "falsifier" and verdict == "refuted":
         badge = "refuted \u2713 caught"
         vclass = "caught"
-        if expect == "refuted" and q is not None and q < strength_mod.WEAK_MARGIN:
+        if (expect == "refuted" and q is not None and q < strength_mod.WEAK_MARGIN
+                and "sharpen" not in (spec or {})):   # a sharpened constant is judged by its tightness
             weak = f"weak: refuted by only {strength_mod.fmt_ratio(q)}\u00d7 its tolerance"
     elif rec.get("check") == "symbolic" and expect == "refuted" and verdict == "refuted":
         badge = "refuted \u2713 mutant killed"
@@ -379,8 +380,11 @@ def _strength_view(s: dict | None) -> dict | None:
         items.append(({"approached": "good", "near": "plain"}.get(b["band"], "warn"), b["text"]))
     if s["falsifiers"]:
         weak = [f for f in s["falsifiers"] if f["weak"]]
-        text = (f"falsifier margins: {len(s['falsifiers'])} caught, min "
-                f"{strength_mod.fmt_ratio(s['min_margin'])}\u00d7 tolerance")
+        text = f"falsifier margins: {len(s['falsifiers'])} caught"
+        if s["min_margin"] is not None:
+            text += f", min {strength_mod.fmt_ratio(s['min_margin'])}\u00d7 tolerance"
+        if any(f.get("sharpened") for f in s["falsifiers"]):
+            text += " (the sharpened constant judged by the bound's tightness)"
         if weak:
             text += "; weak: " + ", ".join(f"{f['variant']} ({strength_mod.fmt_ratio(f['margin'])}\u00d7)" for f in weak)
         items.append(("warn" if weak else "good", text))

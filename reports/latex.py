@@ -595,8 +595,11 @@ def _strength_items(s: dict | None) -> list[TeX]:
         out.append(latex_escape(s["bound"]["text"]))
     if s["falsifiers"]:
         weak = [f for f in s["falsifiers"] if f["weak"]]
-        t = (f"falsifier margins: {len(s['falsifiers'])} caught, min "
-             f"{strength_mod.fmt_ratio(s['min_margin'])}x tolerance")
+        t = f"falsifier margins: {len(s['falsifiers'])} caught"
+        if s["min_margin"] is not None:
+            t += f", min {strength_mod.fmt_ratio(s['min_margin'])}x tolerance"
+        if any(f.get("sharpened") for f in s["falsifiers"]):
+            t += " (the sharpened constant judged by the bound's tightness)"
         if weak:
             t += "; weak: " + ", ".join(f"{f['variant']} ({strength_mod.fmt_ratio(f['margin'])}x)" for f in weak)
         out.append(latex_escape(t))

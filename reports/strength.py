@@ -21,6 +21,9 @@ What is measured, per claim:
   failure); a bound whose records report no tightness says so.  Claims without the flag show nothing.
 * **falsifier margins**: residual / tolerance of each falsifier record that came out refuted (as it
   must); a margin below ``WEAK_MARGIN`` (2) is *weak*: the wrong variant is only barely refuted.
+  A bound's sharpened-constant falsifier (``"sharpen"`` in its description) is counted apart
+  (``"sharpened": true``): its margin is tightness / 0.9, at most 1.11 at equality, so the bound's
+  tightness measures it; it is never weak and stays out of ``min_margin``.
 * **sweep tallies** (``theorems sweep --out DIR`` -> ``DIR/sweep.json``): certified, inconclusive,
   refuted, error and rejected draws over the declared ranges, and the inconclusive rate =
   inconclusive / (certified + inconclusive + refuted + error) (rejected draws, which break a
@@ -42,7 +45,7 @@ claims, the records and ``results["sweep"]``, so an older results file renders t
                       "symbolic_without_mutant": bool,
                       "bound": null | {"best_tightness", "best_params", "band": approached|near|far|none,
                                        "declared_loose", "text"},
-                      "falsifiers": [{"variant", "margin", "weak"}],   # caught ones; margin "inf" for r/0
+                      "falsifiers": [{"variant", "margin", "weak", ["sharpened"]}],   # caught ones; margin "inf" for r/0
                       "min_margin", "weak_falsifiers",
                       "sweep": null | {"status", "certified", "inconclusive", "refuted", "error",
                                        "rejected", "draws", "inconclusive_rate", "failures",
@@ -52,7 +55,7 @@ claims, the records and ``results["sweep"]``, so an older results file renders t
     tally = {"claims", "mutants_declared", "mutants_killed", "mutants_survived", "mutants_not_killed",
              "mutants_not_run", "claims_with_mutants", "symbolic_without_mutant",
              "bounds_declared", "bounds_approached", "bounds_far", "bounds_no_tightness",
-             "falsifiers_caught", "falsifiers_weak", "min_margin",
+             "falsifiers_caught", "falsifiers_sharpened", "falsifiers_weak", "min_margin",
              "sweep": null | {"claims", "certified", "inconclusive", "refuted", "error", "rejected",
                               "draws", "inconclusive_rate"},
              "defects", "warnings"}
@@ -60,6 +63,7 @@ claims, the records and ``results["sweep"]``, so an older results file renders t
 from __future__ import annotations
 
 import math
+import re
 
 from .view import expected, ratio
 
@@ -210,17 +214,27 @@ def claim_strength(claim: dict, records: list[dict], sweep: dict | None = None) 
         bound = {"best_tightness": _json_num(best), "best_params": where, "band": band,
                  "declared_loose": loose, "text": text}
 
-    # falsifier margins: each falsifier that came out refuted, as it must
+    # falsifier margins: each falsifier that came out refuted, as it must.  A bound's sharpened-constant
+    # falsifier is apart: its margin is tightness / sharpen, at most 1/0.9 at equality, so its strength
+    # is the bound's tightness (above), not a margin; it is never "weak" and not in min_margin
+    sharpened = {k.get("variant") for k in specs if k.get("kind") == "falsifier" and "sharpen" in k}
+    if claim.get("bound") is True:   # a results file written before the "sharpen" field
+        sharpened |= {r.get("variant") for r in records if r.get("check") == "falsifier"
+                      and re.fullmatch(r"sharpened_\d+pct", str(r.get("variant")))}
     falsifiers = []
     for r in records:
         if r.get("check") != "falsifier" or expected(r, claim) != "refuted" or r.get("verdict") != "refuted":
             continue
         m = ratio(r.get("residual"), r.get("tolerance"))
+        if r.get("variant") in sharpened:
+            falsifiers.append({"variant": r.get("variant"), "margin": _json_num(m), "weak": False,
+                               "sharpened": True})
+            continue
         weak = m is not None and m < WEAK_MARGIN
         falsifiers.append({"variant": r.get("variant"), "margin": _json_num(m), "weak": weak})
         if weak:
             warnings.append(f"falsifier {r.get('variant')!r} refuted by a margin of only {fmt_ratio(m)}x its tolerance")
-    margins = [_num(f["margin"]) for f in falsifiers if f["margin"] is not None]
+    margins = [_num(f["margin"]) for f in falsifiers if f["margin"] is not None and not f.get("sharpened")]
 
     sw = None
     if isinstance(sweep, dict):
@@ -242,7 +256,7 @@ def _empty_tally() -> dict:
     return {"claims": 0, "mutants_declared": 0, "mutants_killed": 0, "mutants_survived": 0,
             "mutants_not_killed": 0, "mutants_not_run": 0, "claims_with_mutants": 0,
             "symbolic_without_mutant": 0, "bounds_declared": 0, "bounds_approached": 0, "bounds_near": 0,
-            "bounds_far": 0, "bounds_no_tightness": 0, "falsifiers_caught": 0, "falsifiers_weak": 0,
+            "bounds_far": 0, "bounds_no_tightness": 0, "falsifiers_caught": 0, "falsifiers_sharpened": 0, "falsifiers_weak": 0,
             "min_margin": None, "sweep": None, "defects": 0, "warnings": 0}
 
 
@@ -261,6 +275,7 @@ def _add(t: dict, s: dict) -> None:
         t[{"approached": "bounds_approached", "near": "bounds_near", "far": "bounds_far",
            "none": "bounds_no_tightness"}[s["bound"]["band"]]] += 1
     t["falsifiers_caught"] += len(s["falsifiers"])
+    t["falsifiers_sharpened"] += sum(bool(f.get("sharpened")) for f in s["falsifiers"])
     t["falsifiers_weak"] += s["weak_falsifiers"]
     m = _num(s["min_margin"])
     if m is not None and (_num(t["min_margin"]) is None or m < _num(t["min_margin"])):
@@ -338,7 +353,9 @@ def strength_line(strength: dict) -> str:
         if t["bounds_no_tightness"]:
             b += f", {t['bounds_no_tightness']} without a tightness"
     parts.append(b)
+    sharp = t.get("falsifiers_sharpened", 0)
     parts.append(f"falsifier margins: {t['falsifiers_caught']} caught"
+                 + (f" ({sharp} sharpened-constant, judged by their bound's tightness)" if sharp else "")
                  + (f", min {fmt_ratio(t['min_margin'])}" if t["min_margin"] is not None else "")
                  + f", {t['falsifiers_weak']} below {WEAK_MARGIN:g}x")
     sw = t["sweep"]

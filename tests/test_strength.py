@@ -117,8 +117,11 @@ def test_counts_per_claim():
     assert far["text"] == "bound not approached, best ratio 0.35"
     assert near["best_tightness"] == 0.97 and near["band"] == "approached"
     assert none["best_tightness"] is None and none["band"] == "none"
-    # the sharpened falsifier of jacot.near is refuted by 1.08x: weak, and counted with the falsifiers
-    assert s["jacot.near"]["weak_falsifiers"] == 1
+    # the sharpened falsifier of jacot.near is refuted by 1.08x = tightness 0.97 / 0.9: its strength is
+    # the bound's tightness, so it is caught but neither weak nor the claim's min margin
+    nf = s["jacot.near"]["falsifiers"]
+    assert nf == [{"variant": "sharpened_10pct", "margin": 1.08, "weak": False, "sharpened": True}]
+    assert s["jacot.near"]["weak_falsifiers"] == 0 and s["jacot.near"]["min_margin"] is None
 
 
 def test_counts_per_document_and_total():
@@ -127,8 +130,8 @@ def test_counts_per_document_and_total():
     assert (t["claims"], t["mutants_declared"], t["mutants_killed"], t["mutants_survived"],
             t["mutants_not_run"], t["claims_with_mutants"], t["symbolic_without_mutant"]) == (6, 3, 1, 1, 1, 1, 1)
     assert (t["bounds_declared"], t["bounds_approached"], t["bounds_far"], t["bounds_no_tightness"]) == (3, 1, 1, 1)
-    assert (t["falsifiers_caught"], t["falsifiers_weak"]) == (3, 2)
-    assert t["min_margin"] == pytest.approx(1.08)
+    assert (t["falsifiers_caught"], t["falsifiers_sharpened"], t["falsifiers_weak"]) == (3, 1, 1)
+    assert t["min_margin"] == pytest.approx(1.3)           # the sharpened falsifier's 1.08 is not a margin
     assert t["sweep"] is None and res["sweep"] is None
     assert list(res["documents"]) == ["jacot", "menon", "sander"]           # seed order
     assert res["documents"]["menon"]["mutants_declared"] == 3 and res["documents"]["jacot"]["mutants_declared"] == 0
@@ -169,7 +172,8 @@ def test_strength_line():
     assert line.startswith("strength: mutants killed 1/3 on 1 claim (1 SURVIVED, 1 not run); ")
     assert "1 claim with a symbolic check and no mutant" in line
     assert "bounds 3 declared, 1 approached (tightness >= 0.9), 1 not approached (< 0.5), 1 without a tightness" in line
-    assert "falsifier margins: 3 caught, min 1.08, 2 below 2x" in line
+    assert ("falsifier margins: 3 caught (1 sharpened-constant, judged by their bound's tightness), "
+            "min 1.3, 1 below 2x") in line
     assert line.endswith("sweep: not run")
     line = st.strength_line(st.strength_of(results(), SWEEP))
     assert line.endswith("sweep: 35 draws on 2 claims, 1 refuted, 0 errors, inconclusive 17.1%")
@@ -362,6 +366,6 @@ def test_strength_renders_in_chromium(tmp_path):
     assert r["line"].startswith("strength: mutants killed 1/3") and r["visible"]
     assert r["rows"] == ["jacot", "menon", "sander", "total"]
     assert r["findings"][0][0] == "bad" and "survived" in r["findings"][0][1]
-    assert len(r["findings"]) == 2 + 1 + 1 + 2      # 2 defects; far bound, no tightness, 2 weak falsifiers
+    assert len(r["findings"]) == 2 + 1 + 1 + 1      # 2 defects; far bound, no tightness, 1 weak falsifier
     assert r["bad"] == 2 and r["titleMath"] >= 1 and r["notesMath"] == 2
     assert not severe, severe

@@ -95,6 +95,8 @@ class Check:
             d["description"] = self.description
         if self.kind in ("numeric", "falsifier"):
             d["backends"] = list(self.backends)
+        if self.kind == "falsifier" and self.bound is not None:
+            d["sharpen"] = self.bound["sharpen"]   # a bound's sharpened-constant falsifier
         return d
 
 
