@@ -194,8 +194,8 @@ eq49 = Claim(
             Param.float("tau_y", 80.0, 1.0, 1e4, "true tau_y of the synthetic record (epochs)", search=(20.0, 400.0)),
             Param.float("dh2_0", 0.02, 0.0, 10.0, "|dh(0)|^2", low_open=True, search=(1e-3, 0.2)),
             Param.float("dy_0", 1e-3, -10.0, 10.0, "dy(0) (scalar output)", search=(-0.05, 0.05)),
-            Param.float("length", 2.5, 1.2, 5.0, "record length in units of t99, the time by which the generated "
-                        "state has made 99% of its motion (the record leaves the plateau and settles)"),
+            Param.float("length", 2.0, 1.2, 5.0, "record length in units of t99, the time by which the generated "
+                        "state has made 99.9% of its motion (the record leaves the plateau and settles)"),
             Param.float("resolution", 6.0, 2.0, 20.0, "records per fastest time scale 1/max_t rate(t) of the "
                         "generated path (rate: the fit integrator's own step-size bound)")],
     notes="A definition (catalogue T4); units: rectangle rule over recorded epochs (D6), so absolute costs are "
@@ -210,8 +210,8 @@ eq49 = Claim(
           "constants) missing the motion between its first samples or running 1e5 epochs past it (the fit's RK4 "
           "budget). The record is now built from the dynamics it records: a probe integration gives the fastest "
           "time scale 1/max rate and t99; the record spans length x t99 with resolution records per fastest time "
-          "scale (defaults 2.5 and 6: at the old defaults t99 = 2386, 1/max rate = 126, i.e. ~6000 epochs sampled "
-          "every ~21, as before). Times are continuous (the synthetic record is the effective theory, not a network).",
+          "scale (t99: 99.9% of the motion; defaults 2 and 6: at the old defaults t99 = 3046, 1/max rate = 126, i.e. "
+          "~6100 epochs sampled every ~21, as before). Times are continuous (the synthetic record is the effective theory, not a network).",
     catalogue="vanrossem §2.8 T4",
     covers=("T4",),
 )
@@ -223,7 +223,8 @@ EQ49_MAX_POINTS = 20_000      # record points above which the record is too long
 
 def _eq49_probe(p):
     """The generated path's fastest time scale ``1/max rate`` and ``t99`` (the last time the state (u, v, w) is more
-    than 1% of its total motion away from its final value), from the lifted path by the generator's RK4 (cfl 0.05)
+    than 0.1% of its total motion away from its final value; 1% let records with |dy(0)|^2 ~ 80 end with |dy|^2
+    still below b/2: seed 271828, 2 of 40 draws), from the lifted path by the generator's RK4 (cfl 0.05)
     in doubling chunks until the field is 1e-9 of rate x state; None when it does not settle in 60 chunks."""
     a, b = EQ49_A, EQ49_B
     s0 = math.sqrt(p.dh2_0)
@@ -248,7 +249,7 @@ def _eq49_probe(p):
             v = u * Y[:, 1] ** 2
             S = np.stack([u, v, v - Y[:, 0] * Y[:, 1] * math.sqrt(b)], axis=1)
             dist = np.sum(np.abs(S - S[-1]), axis=1)
-            far = np.nonzero(dist > 1e-2 * np.max(dist))[0]
+            far = np.nonzero(dist > 1e-3 * np.max(dist))[0]
             t99 = ts[far[-1] + 1] if len(far) else ts[1]
             return 1.0 / max(rates), t99
         T *= 2
