@@ -14,8 +14,8 @@ import sympy as sp
 
 from solvers import twopoint as tp
 from solvers import xp_vanrossem as xv
-from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.vanrossem._common import (EPS, RTOL, consistent_states, constants, converge, flow_params, limit_outcome,
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
+from theorems.vanrossem._common import (EPS, FLOOR, RTOL, constants, converge, flow_params, limit_outcome,
                                         limit_tolerance, not_converged, plot_dh2, validate_initial)
 from theorems.vanrossem._symbolic import _eq7_sym
 from theorems.vanrossem._two_point_instances import _rv_params, _rv_state
@@ -294,8 +294,40 @@ def velocity_symbolic_mutant(p, variant):
 
 # ===========================================================================
 # 2. The crossing: Eq 7 is singular at u = 0; the lifted system is not (catalogue R3, E7, D7)
+# The crossing instances are drawn crossing BY CONSTRUCTION (sweep 777001: 75% of generic consistent states did not
+# cross and were inconclusive).  With q_1 = q.Delta_y/|Delta_y| (the output decoder's component along the target
+# difference) and k = tau_y a/tau_h, the part of A_high along Delta_y is A_par = u0 - k v0 cos^2(theta)/u0 =
+# s0^2 - k q_1(0)^2 (theta: the angle between dy(0) and Delta_y).  Lemma (any dim Y): if cos(theta) < 0 and A_par < 0,
+# s crosses 0 in finite time.  Proof: while s > 0 and q_1 < 0, s' = -(g a/tau_h)(|q|^2 s + |q_1| delta_y) < 0 and
+# |q_1|' = -(g/tau_y) s (|q_1| s + delta_y) < 0, so ds/d|q_1| = k (|q|^2 s + |q_1| delta_y)/(s (|q_1| s + delta_y))
+# >= k |q_1|/s (|q|^2 >= q_1^2): s^2 - k q_1^2 <= A_par < 0 all along, q_1 cannot reach 0 while s > 0, and
+# s' <= -(g a/tau_h) delta_y sqrt(-A_par/k) < 0 bounds the crossing time.  For dim Y = 1 (|cos| = 1, A_par = A_high)
+# this is the criterion of the corrected statement.  The instance is therefore parametrised by dy2_0, cos_theta < 0 and
+# zeta in (0, 1): dh2_0 = zeta sqrt(k dy2_0) |cos_theta| (so A_par = dh2_0 (1 - 1/zeta^2) < 0) and
+# w_0 = dy2_0 - sqrt(dy2_0) delta_y cos_theta.  The falsifier-only parameter ``side`` exercises the other cases:
+# "reflected" (cos_theta -> -cos_theta: dy(0).Delta_y > 0, q_1 > 0 is invariant and s never reaches 0) and "above"
+# (zeta -> 1/zeta: A_par > 0; for dim Y = 1 no crossing); there the numeric check is inconclusive unless a crossing
+# is seen (and then it checks the limit as before).
+_R3D = dict(dh2_0=0.05, dy2_0=0.2, w_0=0.6427)                    # catalogue R3 (d), tau = delta = 1
+_R3D_COS = (_R3D["dy2_0"] - _R3D["w_0"]) / math.sqrt(_R3D["dy2_0"])
+_R3D_ZETA = _R3D["dh2_0"] / (math.sqrt(_R3D["dy2_0"]) * abs(_R3D_COS))
+
+
+def _crossing_state(p):
+    """``p`` with the initial state ``dh2_0, w_0`` built from ``dy2_0, cos_theta, zeta`` and ``side`` (see above)."""
+    a = p.delta_x ** 2
+    c = -p.cos_theta if p.side == "reflected" else p.cos_theta
+    zeta = 1.0 / p.zeta if p.side == "above" else p.zeta
+    u0 = zeta * math.sqrt(p.tau_y * a * p.dy2_0 / p.tau_h) * abs(p.cos_theta)
+    return p.replace(dh2_0=u0, w_0=p.dy2_0 - math.sqrt(p.dy2_0) * p.delta_y * c, cos_effective=c)
+
+
 def _validate_crossing(p):
-    validate_initial(p)
+    q = _crossing_state(p)
+    if not (math.isfinite(q.dh2_0) and q.dh2_0 > 0):
+        raise ParamError(f"dh2_0 = zeta sqrt(tau_y a dy2_0/tau_h)|cos_theta| = {q.dh2_0!r} is not a positive float "
+                         "(choose zeta, cos_theta and the scales so that it is)")
+    validate_initial(q)
 
 
 crossing = Claim(
@@ -313,12 +345,26 @@ crossing = Claim(
               r"\text{ is polynomial: } s \text{ passes through } 0 \text{ (the representations cross), } u=s^2\ge0,"
               r"\text{ and } u(t)\to\text{Eq 10. For }\dim Y=1\text{ a crossing happens iff } dy(0)^\top\Delta y<0"
               r"\text{ and } A_{\rm high}<0.",
-    params=flow_params(tau_h=1.0, tau_y=1.0, delta_x=1.0, delta_y=1.0, dh2_0=0.05, dy2_0=0.2, w_0=0.6427) + [
+    params=flow_params(tau_h=1.0, tau_y=1.0, delta_x=1.0, delta_y=1.0)[:4] + [
+        Param.float("dy2_0", _R3D["dy2_0"], FLOOR, 1e4, "|dy(0)|^2, initial squared predicted-output difference",
+                    search=(1e-4, 3.0)),
+        Param.float("cos_theta", _R3D_COS, -1.0, 0.0, "cosine of the angle between dy(0) and Delta_y = y_2 - y_1 "
+                    "(negative: the outputs start ordered against the targets); w_0 = dy2_0 - sqrt(dy2_0) delta_y "
+                    "cos_theta", high_open=True),
+        Param.float("zeta", _R3D_ZETA, 0.0, 1.0, "|dh(0)|^2 as a fraction of the crossing threshold "
+                    "sqrt(tau_y a dy2_0/tau_h)|cos_theta| (below it the representations cross)", low_open=True,
+                    high_open=True),
+        Param.choice("side", "crossing", ("crossing", "reflected", "above"),
+                     "crossing: the instance above; reflected: cos_theta -> -cos_theta (no crossing); above: "
+                     "zeta -> 1/zeta (no crossing for dim Y = 1)").for_falsifiers(),
         Param.float("T_naive", 50.0, 0.0, 1e4, "horizon of the naive Eq 7 integration (falsifier naive_eq7)",
                     low_open=True)],
     validate=_validate_crossing,
-    notes="Default: catalogue R3 (d) (A_high = -3.95; s changes sign at t = 0.188). The numeric check is "
-          "inconclusive on an instance that does not cross (the statement is about crossing trajectories). "
+    notes="Default: catalogue R3 (d) (dh2_0 = 0.05, dy2_0 = 0.2, w_0 = 0.6427 as cos_theta = -0.98990, zeta = "
+          "0.11295; A_high = -3.95; s changes sign at t = 0.188). [AUDIT] The instances cross by construction "
+          "(cos_theta < 0, zeta < 1: a crossing for every dim Y, lemma in the module), so the numeric check also "
+          "requires the crossing it is about; side = reflected/above (falsifier-only) give the non-crossing cases, "
+          "where the check is inconclusive, and the property crossing_criterion draws all three sides for dim Y = 1. "
           "The falsifier integrates Eq 7 as printed with the same Dormand-Prince tolerances: u goes negative right "
           "after the crossing and the run either stalls at u = 0- or blows up (which one depends on the "
           "tolerance and on the output grid; either way a negative squared distance).",
@@ -330,32 +376,54 @@ crossing = Claim(
 @crossing.numeric(backends=("numpy", "numba"))
 def crossing_numeric(p):
     """Lifted integration through the crossing: s changes sign, u = s^2 >= 0, and u -> Eq 10."""
-    a, b, AH, AL = constants(p)
-    res = converge(p)
+    q = _crossing_state(p)
+    a, b, AH, AL = constants(q)
+    res = converge(q)
     if not res["converged"]:
         return not_converged(res)
-    if res["crossings"] == 0:
-        return inconclusive("no crossing on this instance (s keeps its sign); the claim is about crossing "
-                            "trajectories (for dim Y = 1: they need dy(0).Delta_y < 0 and A_high < 0)",
-                            A_high=AH, dh2_integrated=res["u"])
+    if res["crossings"] == 0 and p.side != "crossing":
+        return inconclusive(f"no crossing on this instance (side = {p.side}: s keeps its sign); the claim is about "
+                            "crossing trajectories", A_high=AH, dh2_integrated=res["u"])
     u_star = tp.eq10(AH, AL)
     ts, us = np.array(res["ts"]), np.array(res["us"])
-    out = limit_outcome(p, u_star, res, "Eq 10 through the crossing", extra={
+    out = limit_outcome(q, u_star, res, "Eq 10 through the crossing", extra={
         "min_dh2_sampled": float(us.min()), "t_min_dh2_sampled": float(ts[int(us.argmin())]),
+        "crossings": res["crossings"], "dh2_0": q.dh2_0, "w_0": q.w_0,
         "plot": plot_dh2(res, u_star, title="|dh|^2 = s^2 through the crossing (lifted) and Eq 10")})
+    if p.side == "crossing":
+        # the construction guarantees a crossing (lemma above): not seeing one is a failure of the integration
+        out = Outcome.from_parts({"limit = Eq 10": (out.residual, out.tolerance),
+                                  "s changes sign (guaranteed: cos_theta < 0, A_par < 0)":
+                                      (0.0 if res["crossings"] > 0 else 1.0, 0.0)},
+                                 out.message, values=out.values)
     return out
 
 
-@crossing.property_check(over=(), max_examples=15, strategy=consistent_states(boundary=True),
-                         description="dim Y = 1: a crossing happens iff dy(0).Delta_y < 0 and A_high < 0; "
-                                     "the lifted limit is Eq 10 either way")
+def _crossing_draws(draw):
+    """dim Y = 1 instances (|cos_theta| = 1, the states of a scalar-output network) on all three sides."""
+    from hypothesis import strategies as st
+    return {"tau_h": draw(st.floats(0.3, 3.0)), "tau_y": draw(st.floats(0.3, 3.0)),
+            "delta_x": draw(st.floats(0.3, 2.0)), "delta_y": draw(st.floats(0.3, 2.0)),
+            "dy2_0": 10 ** draw(st.floats(-3.0, 0.5)), "cos_theta": -1.0, "zeta": draw(st.floats(0.05, 0.95)),
+            "side": draw(st.sampled_from(["crossing", "reflected", "above"]))}
+
+
+def _crossing_strategy():
+    from hypothesis import strategies as st
+    return st.composite(_crossing_draws)()
+
+
+@crossing.property_check(over=(), max_examples=15, strategy=_crossing_strategy(),
+                         description="dim Y = 1: a crossing happens iff dy(0).Delta_y < 0 and A_high < 0 (drawn on "
+                                     "all three sides); the lifted limit is Eq 10 either way")
 def crossing_criterion(p):
     """Scalar outputs (m = 1): the observed crossing equals the criterion, and the limit is Eq 10."""
-    a, b, AH, AL = constants(p)
-    res = converge(p, m=1)
+    q = _crossing_state(p)
+    a, b, AH, AL = constants(q)
+    res = converge(q, m=1)
     if not res["converged"]:
         return not_converged(res)
-    dy_dot = p.dy2_0 - p.w_0                       # dy(0).Delta_y
+    dy_dot = q.dy2_0 - q.w_0                       # dy(0).Delta_y
     predicted = dy_dot < 0 and AH < 0
     observed = res["crossings"] > 0
     u_star = tp.eq10(AH, AL)
@@ -363,12 +431,13 @@ def crossing_criterion(p):
         "crossing criterion": (0.0 if predicted == observed else 1.0, 0.0),
         "limit = Eq 10": (abs(res["u"] - u_star), limit_tolerance(res, AH, AL, u_star)),
     }, "crossing criterion and Eq 10", values={"predicted": predicted, "observed_crossings": res["crossings"],
-                                                "A_high": AH, "dy_dot_Delta_y": dy_dot})
+                                                "A_high": AH, "dy_dot_Delta_y": dy_dot, "side": p.side})
 
 
 @crossing.falsifier("naive_eq7")
 def naive_eq7(p):
     """Eq 7 integrated as printed (Dormand-Prince, same tolerances): negative squared distances after the crossing."""
+    p = _crossing_state(p)
     a, b, AH, AL = constants(p)
     nv = tp.integrate_eq7_naive(p.dh2_0, p.dy2_0, p.w_0, a, b, p.tau_h, p.tau_y, p.T_naive, rtol=RTOL,
                                 atol=1e-14, n_samples=100, max_steps=2_000)
