@@ -185,10 +185,21 @@ def claim_strength(claim: dict, records: list[dict], sweep: dict | None = None) 
         or any(r.get("check") == "symbolic" and expected(r, claim) != "refuted" for r in records)
 
     # bounds: only for a claim described with "bound": true
+    # a bound's sharpened-constant falsifier (see the falsifier margins below)
+    sharpened = {k.get("variant") for k in specs if k.get("kind") == "falsifier" and "sharpen" in k}
+    if claim.get("bound") is True:   # a results file written before the "sharpen" field
+        sharpened |= {r.get("variant") for r in records if r.get("check") == "falsifier"
+                      and re.fullmatch(r"sharpened_\d+pct", str(r.get("variant")))}
+
     bound = None
     if claim.get("bound") is True:
         best, where = None, None
         for r in records:
+            # the bound's own records: the variant that holds (numeric, properties, the tightness search) and the
+            # sharpened constant; a wrong variant's falsifier reports the tightness of the bound it breaks (> 1)
+            if (r.get("variant") not in sharpened
+                    and (r.get("check") == "falsifier" or expected(r, claim) == "refuted")):
+                continue
             vals = r.get("values") if isinstance(r.get("values"), dict) else {}
             for key in ("best_tightness", "tightness"):
                 t = _num(vals.get(key))
@@ -202,7 +213,7 @@ def claim_strength(claim: dict, records: list[dict], sweep: dict | None = None) 
             warnings.append(text)
         elif best >= APPROACHED:
             band, text = "approached", f"bound approached: best tightness {fmt_ratio(best)}"
-            if best > 1:
+            if best > 1 + 1e-9:   # 1 + a few ulps is equality computed in floating point
                 text += " (above 1: the bound fails on that instance)"
         elif best >= FAR:
             band, text = "near", f"best tightness {fmt_ratio(best)} (not within {1 - APPROACHED:.0%} of equality)"
@@ -217,10 +228,6 @@ def claim_strength(claim: dict, records: list[dict], sweep: dict | None = None) 
     # falsifier margins: each falsifier that came out refuted, as it must.  A bound's sharpened-constant
     # falsifier is apart: its margin is tightness / sharpen, at most 1/0.9 at equality, so its strength
     # is the bound's tightness (above), not a margin; it is never "weak" and not in min_margin
-    sharpened = {k.get("variant") for k in specs if k.get("kind") == "falsifier" and "sharpen" in k}
-    if claim.get("bound") is True:   # a results file written before the "sharpen" field
-        sharpened |= {r.get("variant") for r in records if r.get("check") == "falsifier"
-                      and re.fullmatch(r"sharpened_\d+pct", str(r.get("variant")))}
     falsifiers = []
     for r in records:
         if r.get("check") != "falsifier" or expected(r, claim) != "refuted" or r.get("verdict") != "refuted":

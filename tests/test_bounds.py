@@ -130,7 +130,8 @@ def test_a_matrix_bound_replays_its_tightest_instance_as_arrays():
         return Outcome(residual=max(0.0, two - fro), tolerance=16 * 2.2e-16 * fro,
                        values={"tightness": two / fro if fro else 0.0})
 
-    claim.tightness(over=("A",), max_examples=30)
+    # a rank-one witness (tightness 1) makes the tightest instance certain; it is recorded as JSON lists
+    claim.tightness(over=("A",), max_examples=30, witnesses=[{"A": [[1.0, 2.0], [2.0, 4.0]]}])
     fals = _record(claim, "falsifier")
     assert fals["verdict"] == "refuted", fals["message"]
     assert set(seen) == {np.ndarray}

@@ -56,8 +56,8 @@ def results() -> dict:
                              _k("falsifier", "weak"), _k("falsifier", "strong"), _k("numeric", "stated")],
                title="Mutants of $W_{p+1}^T W_{p+1}$", notes="Convention: $C_p = W^TW$ and A_p^T."),
         _claim("menon.nomut", [_k("symbolic", "stated"), _k("numeric", "stated")]),
-        _claim("jacot.far", [_k("numeric", "stated"), _k("property", "tightness"), _k("falsifier", "sharpened_10pct")],
-               bound=True),
+        _claim("jacot.far", [_k("numeric", "stated"), _k("property", "tightness"), _k("falsifier", "sharpened_10pct"),
+                             _k("falsifier", "printed")], bound=True),
         _claim("jacot.near", [_k("numeric", "stated"), _k("property", "tightness"), _k("falsifier", "sharpened_10pct")],
                bound=True),
         _claim("jacot.none", [_k("numeric", "stated")], bound=True),
@@ -78,6 +78,8 @@ def results() -> dict:
                                                                                 "best_params": {"d": 7}}),
         _rec("jacot.far", "falsifier", "sharpened_10pct", "certified", 0.39, 1,
              values={"tightness": 0.35, "best_tightness": 0.35}),
+        # a wrong variant's falsifier reports the tightness of the bound it breaks: not the bound's own tightness
+        _rec("jacot.far", "falsifier", "printed", "refuted", 5.0, 1, values={"tightness": 5.0}),
         _rec("jacot.near", "numeric", "stated", "certified", values={"tightness": 0.5}),
         _rec("jacot.near", "property", "tightness", "certified", 0.97, 1, values={"best_tightness": 0.97}),
         _rec("jacot.near", "falsifier", "sharpened_10pct", "refuted", 1.08, 1, values={"tightness": 0.97}),
@@ -130,7 +132,7 @@ def test_counts_per_document_and_total():
     assert (t["claims"], t["mutants_declared"], t["mutants_killed"], t["mutants_survived"],
             t["mutants_not_run"], t["claims_with_mutants"], t["symbolic_without_mutant"]) == (6, 3, 1, 1, 1, 1, 1)
     assert (t["bounds_declared"], t["bounds_approached"], t["bounds_far"], t["bounds_no_tightness"]) == (3, 1, 1, 1)
-    assert (t["falsifiers_caught"], t["falsifiers_sharpened"], t["falsifiers_weak"]) == (3, 1, 1)
+    assert (t["falsifiers_caught"], t["falsifiers_sharpened"], t["falsifiers_weak"]) == (4, 1, 1)
     assert t["min_margin"] == pytest.approx(1.3)           # the sharpened falsifier's 1.08 is not a margin
     assert t["sweep"] is None and res["sweep"] is None
     assert list(res["documents"]) == ["jacot", "menon", "sander"]           # seed order
@@ -172,7 +174,7 @@ def test_strength_line():
     assert line.startswith("strength: mutants killed 1/3 on 1 claim (1 SURVIVED, 1 not run); ")
     assert "1 claim with a symbolic check and no mutant" in line
     assert "bounds 3 declared, 1 approached (tightness >= 0.9), 1 not approached (< 0.5), 1 without a tightness" in line
-    assert ("falsifier margins: 3 caught (1 sharpened-constant, judged by their bound's tightness), "
+    assert ("falsifier margins: 4 caught (1 sharpened-constant, judged by their bound's tightness), "
             "min 1.3, 1 below 2x") in line
     assert line.endswith("sweep: not run")
     line = st.strength_line(st.strength_of(results(), SWEEP))
