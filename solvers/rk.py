@@ -727,30 +727,39 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
 
 
 @njit(cache=True)
-def _combine853(ynew, y, K, B, E5, E3, h, rtol, atol):
+def _combine853(ynew, y, K, B, E5, E3, h, rtol, atol, w5, w3):
     """``ynew = y + h B.K`` in place; returns Hairer's DOP853 error norm
     ``|h| e5 / sqrt(m (e5 + 0.01 e3))``, ``e5 = sum_i (E5.K_i / sc_i)^2``, ``e3 = sum_i (E3.K_i / sc_i)^2``,
     ``sc = atol + rtol max(|y|, |ynew|)`` (0 when both estimates vanish): the 5th-order estimate, damped where the
-    3rd-order one is large (Hairer, Norsett & Wanner I, II.10; SciPy's ``DOP853._estimate_error_norm``)."""
+    3rd-order one is large (Hairer, Norsett & Wanner I, II.10; SciPy's ``DOP853._estimate_error_norm``).  The stage
+    sums run stage by stage over contiguous rows of ``K`` (stages whose three weights are zero skipped, four of
+    DOP853's twelve), accumulating in ``ynew`` and the work buffers ``w5``, ``w3``."""
     m = y.shape[0]
     s = B.shape[0]
+    for i in range(m):
+        ynew[i] = 0.0
+        w5[i] = 0.0
+        w3[i] = 0.0
+    for j in range(s):
+        bj = B[j]
+        e5j = E5[j]
+        e3j = E3[j]
+        if bj == 0.0 and e5j == 0.0 and e3j == 0.0:
+            continue
+        for i in range(m):
+            k = K[j, i]
+            ynew[i] += bj * k
+            w5[i] += e5j * k
+            w3[i] += e3j * k
     e5 = 0.0
     e3 = 0.0
     for i in range(m):
-        acc_i = 0.0
-        err5 = 0.0
-        err3 = 0.0
-        for j in range(s):
-            k = K[j, i]
-            acc_i += B[j] * k
-            err5 += E5[j] * k
-            err3 += E3[j] * k
-        ynew[i] = y[i] + h * acc_i
+        ynew[i] = y[i] + h * ynew[i]
         sc = atol + rtol * max(abs(y[i]), abs(ynew[i]))
-        err5 /= sc
-        err3 /= sc
-        e5 += err5 * err5
-        e3 += err3 * err3
+        a = w5[i] / sc
+        b = w3[i] / sc
+        e5 += a * a
+        e3 += b * b
     if e5 == 0.0 and e3 == 0.0:
         return 0.0
     return abs(h) * e5 / np.sqrt(m * (e5 + 0.01 * e3))
@@ -769,6 +778,8 @@ def _dop853_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, E2,
     t = t0
     h = h0
     K = np.empty((s, m))
+    w5 = np.empty(m)
+    w3 = np.empty(m)
     acc = 0
     rej = 0
     held = False
@@ -784,7 +795,7 @@ def _dop853_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, E2,
             for j in range(1, s):
                 _stage_state(yj, y, K, A, j, h)
                 K[j] = RHS(t + C[j] * h, yj, args)
-            en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol)
+            en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol, w5, w3)
             ok = en <= 1.0
             if ok:
                 t += h
@@ -818,6 +829,8 @@ def _dop853_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
     t = t0
     h = h0
     K = np.empty((s, m))
+    w5 = np.empty(m)
+    w3 = np.empty(m)
     acc = 0
     rej = 0
     held = False
@@ -833,7 +846,7 @@ def _dop853_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
             for j in range(1, s):
                 _stage_state(yj, y, K, A, j, h)
                 RHS(t + C[j] * h, yj, args, K[j])
-            en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol)
+            en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol, w5, w3)
             ok = en <= 1.0
             if ok:
                 t += h

@@ -192,7 +192,7 @@ def test_one_step_error_norm_equals_scipys():
         en_sp = solver._estimate_error_norm(K, h, scale)
         Kc = np.ascontiguousarray(K[:12])
         ynew = np.empty(5)
-        en = rk._combine853(ynew, y, Kc, T853.b, T853.e, T853.e2, h, rtol, atol)
+        en = rk._combine853(ynew, y, Kc, T853.b, T853.e, T853.e2, h, rtol, atol, np.empty(5), np.empty(5))
         absK = np.abs(Kc)
         assert np.all(np.abs(ynew - ynew_sp) <= 16 * EPS * (np.abs(y) + h * (np.abs(T853.b) @ absK)))
         r5 = 16 * EPS * (np.abs(T853.e) @ absK + np.abs(T853.b) @ absK) / np.abs(T853.e @ Kc)
