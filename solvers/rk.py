@@ -9,8 +9,8 @@ optionally an embedded ``b_hat``), validated when it is built: ``A`` strictly lo
 ``sum_i b_i Phi_i(tau) = 1/gamma(tau)``: ``sum b = 1``, ``sum b c = 1/2``, ``sum b c^2 = 1/3``,
 ``sum b A(c) = 1/6``, ...), for ``b`` and, up to its own order, for ``b_hat``.  A wrong coefficient is a
 ``ValueError`` naming the condition that fails.  The fixed-step kernels (:func:`rk_fixed`, and
-``solvers.orthogonal``) and the embedded kernel (:func:`dopri5`, :func:`solve_dopri5`) read their
-coefficients from these objects (:data:`TABLEAUX`, :data:`DP5`).
+``solvers.orthogonal``) and the embedded kernels (:func:`dopri5`, :func:`solve_dopri5`; :func:`solve_dop853`)
+read their coefficients from these objects (:data:`TABLEAUX`, :data:`DP5`, :data:`DOP853`).
 
 The Numba kernels are cached on disk per right-hand side: each loop below is written once as a
 template calling ``RHS`` and :mod:`solvers.specialise` compiles one ``njit(cache=True)`` copy of it
@@ -26,6 +26,10 @@ Error models (stated once, used by the claims):
 * Dormand-Prince 5(4) (``adaptive``): local error per step kept below
   ``atol + rtol * |y|`` (mixed norm); global error is that times a stability factor of
   order ``exp(L T)``, which the claims bound by comparing two tolerances.
+* Dormand-Prince 8(5,3) (:func:`solve_dop853`, Hairer's DOP853): the same model for Hairer's combined estimate
+  ``|err5|^2 / sqrt(|err5|^2 + 0.01 |err3|^2)`` (``O(h^8)``, controller exponent ``-1/8``); order 8, so at tight
+  tolerances on smooth fields it takes far fewer steps than 5(4) (not across kinks of the field, where no
+  high order is reached).
 * implicit midpoint (Gauss-Legendre, order 2): conserves every quadratic invariant
   exactly (Cooper 1987); the only defect is rounding plus the fixed-point iteration
   tolerance, ``~ n_steps * (eps + iter_tol) * |invariant|``.
