@@ -170,7 +170,8 @@ def test_tableau_declared_order_is_checked():
         rk.Tableau("dp", rk.DP5.A, rk.DP5.b, rk.DP5.c, 5, b_hat=rk.DP5.b_hat, order_hat=5)
 
 
-@pytest.mark.parametrize("name", list(rk.TABLEAUX) + ["dopri5 b_hat"])
+# DOP853 (order 8) is at rounding by n = 16 here (3e-16): its order is measured in tests/test_dop853.py
+@pytest.mark.parametrize("name", [n for n in rk.TABLEAUX if n != "dop853"] + ["dopri5 b_hat"])
 def test_each_tableau_reaches_its_order_on_a_nonlinear_problem(name):
     """Logistic y' = y(1 - y) (every elementary differential non-zero, unlike a linear problem, where a method
     of too low order can show a higher one), y(0) = 0.1 on [0, 2], exact 1/(1 + 9 e^{-t}); observed order from
