@@ -38,7 +38,9 @@ mom = Claim(
               r"\text{the } \mathbb R^Q_\pm \text{ sectors do not contribute to }\Omega",
     status="holds",
     params=_pt_params(),
-    notes="l.547 says 'negative'; it means non-positive (h(0) = 0, D1).  (3.35) holds for any M.  The vanishing "
+    notes="l.547 says 'negative'; it means non-positive (h(0) = 0, D1).  (3.35) holds for any M.  (3.32)-(3.33): J0 "
+          "counted on the half spaces {u_r > 0} plus J0perp read off the chain-rule bias gradient is I0 1 = 1 (read-through "
+          "8: this part was the sum of one-hot sector masses, 1 for every input).  The vanishing "
           "of the R^Q_+ and R^Q_- contributions also holds for the corrected Omega (checked).",
     catalogue="chen §2.5 K1, K3",
     covers=("K1", "K3"),
@@ -47,7 +49,7 @@ mom = Claim(
 
 def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
     """The sector-moment identities through the array API (``xp``; NumPy's by default): the points in
-    stacks (N, Q, Q) for the commutators, the sectors as a one-hot matrix (solvers/xp_chen.sector_onehot)."""
+    stacks (N, Q, Q) for the commutators."""
     Q, N = X.shape
     M = rng_for(1).standard_normal((Q, Q))
     Uh = R @ (X + beta[:, None])                       # host: the scale of the rounding model
@@ -62,8 +64,11 @@ def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
     # twice, a part that could not fail); a multiple of 1/N up to the chain rule's rounding ~ Q eps (1 + max|u|)
     Jp_int, _ = j0perp_direct(xp, R, beta, X)
     Jp_cnt = xp.sum(xp.astype(count(U), xp.float64), axis=1) / N                        # (3.39)-(3.40)
-    E, _ = xc.sector_onehot(U)
-    mass = float(xp.sum(xp.mean(E, axis=0)))                                           # sum of the sector masses
+    # (3.32)-(3.33): J0 counted on the open half spaces {u_r > 0} (3.33) plus J0perp from the chain rule is
+    # I0 1, and I0 = 1 (a = R(. + beta) is an isometry, so the pullback of mu_l is a probability).  Was: the sum
+    # of the sector masses of a one-hot matrix, 1 for every input (each point lies in exactly one sector).
+    J0_cnt = xp.mean(nu, axis=0)                                                         # (3.33) diagonal of J0
+    i0 = float(xc.max_abs(J0_cnt + Jp_int - 1.0))
     e335 = float(xc.max_abs(Hs @ M - M @ Hs - (nu[:, :, None] - nu[:, None, :]) * M))  # (3.35), all points at once
     # R^Q_+ / R^Q_- points contribute nothing to either generator (weights 1/#diagonal points on them, 0 elsewhere)
     diag = xp.all(U > 0, axis=0) | xp.all(U <= 0, axis=0)
@@ -74,14 +79,14 @@ def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
         contrib = max(float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "corrected", w))),
                       float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "stated", w))))
     return {"J0perp_3_39": (float(xc.max_abs(Jp_int - Jp_cnt)), 16 * Q * EPS * (1 + np.max(np.abs(Uh)))),
-            "total_mass_I0": (abs(mass - 1.0), 4 * N * EPS),
+            "J0_plus_J0perp_is_I0": (i0, 16 * Q * EPS * (1 + np.max(np.abs(Uh))) + 4 * N * EPS),
             "commutator_3_35": (e335, sc),
             "diagonal_sectors_vanish": (contrib, sc * np.max(np.abs(U)))}
 
 
 @mom.numeric(backends=XP)
 def mom_numeric(p):
-    """(3.32) = (3.39)-(3.40), masses sum to 1, (3.35) for any M, no R^Q_± contribution to Omega."""
+    """(3.32) = (3.39)-(3.40), J0 (3.33) + J0perp = I0 1 = 1, (3.35) for any M, no R^Q_± contribution to Omega."""
     R, beta, X, yt = point_state(p)
     return Outcome.from_parts(_mom_parts(R, beta, X, yt, xp=xp_of(p)), message="sector moments")
 

@@ -16,7 +16,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from solvers.xp import on, xp_of
-from theorems.claim import Claim, Outcome, Param, ParamError
+from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, XP, rng_for
 from theorems.chen._toy import RTOL, _toy_instance, _toy_params
 
@@ -198,7 +198,8 @@ l82 = Claim(
     validate=lambda p: _validate_l82(p),
     notes="The lemma quantifies over all A, B: both are matrix parameters (properties, the tightness search and "
           "sweeps draw them from the matrix families, half the draws the seeded Gaussian instance).  "
-          "lambda_0 := lambda_min(B B^T) (B random, invertible a.s.).  Numeric: violation max(0, sqrt(lambda_0)||A|| - "
+          "lambda_0 := lambda_min(B B^T) (B random, invertible a.s.; a B singular to rounding violates lambda_0 > 0: "
+          "inconclusive, read-through 8).  Numeric: violation max(0, sqrt(lambda_0)||A|| - "
           "||AB||) against rounding.  'stated': the strict inequality at A = 0 (0 > 0 is false).  (8.19) misses a "
           "square: ||AB||^2 = ||B^T A^T||^2 (E12).",
     catalogue="chen §2.9 L82; §4 E12",
@@ -240,6 +241,12 @@ def _l82(p):
 def l82_numeric(p):
     """||AB|| >= sqrt(lambda_0) ||A|| (rounding)."""
     lhs, rhs, A, B = _l82(p)
+    # the hypothesis B B^T > lambda_0 > 0 needs B invertible: a B singular to rounding (sigma_min(B) <= Q eps
+    # sigma_max(B)) has lambda_0 = 0, where (8.18) reads ||AB|| >= 0 and says nothing (read-through 8: certified)
+    s = np.linalg.svd(B, compute_uv=False)
+    if s[-1] <= B.shape[0] * EPS * max(s[0], 1e-300):
+        return inconclusive(f"B is singular (sigma_min(B) = {s[-1]:.3g}): lambda_0 = 0 violates the hypothesis "
+                            "B B^T > lambda_0 > 0")
     tol = 16 * A.shape[0] * EPS * (1 + np.linalg.norm(A, 2) * np.linalg.norm(B, 2))
     return Outcome(residual=max(0.0, rhs - lhs), tolerance=tol, message=f"||AB|| = {lhs:.4g} >= {rhs:.4g}",
                    # sqrt(lambda_0)||A|| / ||AB||; none where A = 0 (0 >= 0 says nothing about the constant)

@@ -34,10 +34,10 @@ sec8a = Claim(
     section="8",
     equation="(8.1)-(8.4)",
     lines=(1207, 1225),
-    statement=r"\mathcal I^{(Q)}(x_{\ell,i})=-\beta^{(\ell)}\ \forall\ell,i,\ b_{Q+1}=0\ \Longrightarrow\ \tilde{\mathcal C}="
+    statement=r"\tau^{(Q)}|_{s=0}(x_{\ell,i})=-\beta^{(\ell)}\ \forall\ell,i,\ b_{Q+1}=0\ \Longrightarrow\ \tilde{\mathcal C}="
               r"\tfrac12\sum_\ell|-W_{Q+1}\beta^{(\ell)}-y_\ell|^2",
     status="erratum",
-    corrected=r"b_{Q+1}=-W_{Q+1}b^{(Q)},\ W:=W^{(Q+1)}\ (\text{cumulative}):\ x^{(Q+1)}_{\ell,i}=-W^{(Q+1)}\beta^{(\ell)},\ "
+    corrected=r"\mathcal I^{(Q)}(x_{\ell,i})=-\beta^{(\ell)}\ \forall\ell,i,\ b_{Q+1}=-W_{Q+1}b^{(Q)},\ W:=W^{(Q+1)}\ (\text{cumulative}):\ x^{(Q+1)}_{\ell,i}=-W^{(Q+1)}\beta^{(\ell)},\ "
               r"\tilde{\mathcal C}=\tfrac12\sum_\ell|W^{(Q+1)}\beta^{(\ell)}+y_\ell|^2\ \text{(while the collapse persists)}",
     params=[
         Param.int("Q", 2, 2, 2, "dimension = layers = clusters (Q = 2 only: see notes)"),
@@ -49,7 +49,7 @@ sec8a = Claim(
           "W_{Q+1} = W^(Q+1)(W^(Q))^{-1}.  By M7 the output of a collapsed cluster l is W^(Q+1)(beta^(Q) - beta^(l)) "
           "+ (b_{Q+1} + W_{Q+1} b^(Q) - W^(Q+1) beta^(Q)); with b_{Q+1} = 0 the output of cluster Q is 0 (stated "
           "falsifier).  Persistence of (8.1) along the flow is assumed by the paper, not shown (catalogue: the toy "
-          "trajectory leaves the collapse at t ~ 2; not encoded here).  l.1221 'tau^(Q)' should read I^(Q).  Q = 2 "
+          "trajectory leaves the collapse at t ~ 2; not encoded here).  (8.1) at l.1213 prints 'tau^(Q)'; it should read I^(Q) (the statement quotes the print; read-through 8: it quoted the correction, and the note cited l.1221).  (8.4), dW^(l)/ds = 0, is not encoded (under D5 the toy cost does not see W^(l)).  Q = 2 "
           "only: the collapsed configuration (cluster j fully truncated by layer j, every other layer the identity on "
           "cluster j or on its image -beta^(j)) is built by rejection over Haar R_l; with signed-orthant R_l it is "
           "infeasible for Q >= 3 (coordinatewise the thresholds would have to satisfy t_j < t_k for all k != j), and "
