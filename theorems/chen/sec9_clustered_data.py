@@ -43,9 +43,9 @@ sec9a = Claim(
     notes="Instance: R_l Haar, data = apexes far below: every layer coordinate >= 0.5, so I^(Q) = id.  Checked: I^(Q) = id "
           "on the data (aligned form), the network output (per-layer (W_l, b_l) of aligned cumulative D_l R_l, D5 "
           "output bias) equals W^(Q+1) x, the standard cost (2.22) equals Q x (9.3) when all N_j are equal (read-through "
-          "8: these two parts were claimed here but not computed; and the catalogue's E14 'they agree only if all N_j "
-          "are equal' is off by this factor Q: (2.22) has 1/N_j = Q/N, (9.3) 1/N, so the (9.7) flow is the (2.22) "
-          "flow slowed by Q, with the same limit), and the gradient in (beta, R) of the Euclidean input cost vanishes (9.6).  Falsifier 'one_truncated': one "
+          "8: these two parts were claimed here but not computed; with equal N_j the two normalisations "
+          "(catalogue E14) give the same limit but not the same cost: (2.22) has 1/N_j = Q/N, (9.3) 1/N, so the (9.7) "
+          "flow is the (2.22) flow slowed by the factor Q), and the gradient in (beta, R) of the Euclidean input cost vanishes (9.6).  Falsifier 'one_truncated': one "
           "point moved into a truncated sector of layer 1 breaks I^(Q)(x) = x.  (9.1) 'tau^(Q)' should read I^(Q).",
     catalogue="chen §2.10 S9a; §2.7 CL11",
     covers=("S9a", "CL11"),
