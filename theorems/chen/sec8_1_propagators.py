@@ -38,9 +38,10 @@ sec8c = Claim(
               r"\text{if }BB^T\ge\lambda_0\ (\text{L8.1, with }\le)",
     params=_toy_params(),
     notes="All four propagators are integrated with the toy by DOP853 (rtol 1e-11).  Error model: global error "
-          "~ 1e3 x rtol x scale.  Lemma 8.1 is checked on the same run with lambda_0 = inf_s lambda_min(B B^T) "
+          "~ 1e3 x rtol x scale.  Lemma 8.1 is checked on the same run with lambda_0 = inf_s lambda_min(B B^T) (the minimum over the 81 samples "
+          "less the most lambda_min can fall between samples, ||B|| ||B'|| dt x 2) "
           "(part 'lemma_8_1', tolerance 1e-9 relative); it is a bound with a constant (the rate lambda_0), declared "
-          "bound=True in the issue-19 audit 2 with its tightness lambda_0 s / -log||U_B(s)|| (best 1.0000 at Q = 2, "
+          "bound=True in the issue-19 audit 2 with its tightness lambda_0 s / -log||U_B(s)|| (best 0.998 at Q = 2, "
           "seed 1, T = 0.1) and a sharpened_10pct falsifier.  E10 also: (8.10) needs d/ds0 U_B(s,s0) = +B B^T(s0) U_B "
           "(falsifier 'sign_8_10'), and (8.16)-(8.17) need '-' before the forcing integrals (falsifier "
           "'duhamel_plus'); both are parts of the numeric check (trapezoid rule with a Richardson error estimate; "
@@ -69,13 +70,18 @@ def _sec8c(p, printed):
     z0 = np.concatenate([W0.ravel(), B0.ravel(), I, I, I])
     ts = np.linspace(0, p.T, 81)
     sol = solve_ivp(f, (0, p.T), z0, method="DOP853", rtol=RTOL, atol=RTOL * 1e-2, t_eval=ts)
-    err, lem, lam0 = 0.0, 0.0, np.inf
+    err, lem, lam0, slope = 0.0, 0.0, np.inf, 0.0
     for k in range(len(ts)):
         z = sol.y[:, k]
         W, B = z[:Q * Q].reshape(Q, Q), z[Q * Q:2 * Q * Q].reshape(Q, Q)
         VL, VR, UB = (z[m * Q * Q:(m + 1) * Q * Q].reshape(Q, Q) for m in (2, 3, 4))
         err = max(err, float(np.max(np.abs(W @ B + Y - VL @ E0 @ VR))))
         lam0 = min(lam0, float(np.linalg.eigvalsh(B @ B.T)[0]))
+        slope = max(slope, 2 * float(np.linalg.norm(B, 2) * np.linalg.norm(W.T @ (W @ B + Y), 2)))
+    # Lemma 8.1's lambda_0 is the infimum over all s, the samples give only an upper estimate of it: between samples
+    # lambda_min(B B^T) falls by at most |d/ds B B^T| dt/2 <= ||B|| ||B'|| dt (B' = -W^T E), taken x 2 for the sup
+    # between samples (read-through 8: the sampled minimum was used, so a dip between samples could refute it)
+    lam0 = max(0.0, lam0 - 2 * slope * (ts[1] - ts[0]) / 2)
     tight = None
     for k in range(len(ts)):
         UB = sol.y[4 * Q * Q:5 * Q * Q, k].reshape(Q, Q)
@@ -150,7 +156,7 @@ sec8c.property(over=("Q", "seed"), max_examples=4, fixed={"T": 2.0})
 
 # Lemma 8.1 ||U_B(s, 0)|| <= e^{-s lambda_0}: the rate lambda_0 = inf_s lambda_min(B B^T) is the constant.  It is
 # sharp where lambda_min(B B^T) stays at its infimum (B B^T ~ lambda_0 I over the run, or small s with the
-# infimum at s = 0); witness Q = 2, seed 1, T = 0.1 (ratio 1.0000)
+# infimum at s = 0); witness Q = 2, seed 1, T = 0.1 (ratio 0.998 with the rigorous lambda_0)
 sec8c.tightness(over=("Q", "seed", "T"), max_examples=12, witnesses=[{"Q": 2, "seed": 1, "T": 0.1}])
 
 
