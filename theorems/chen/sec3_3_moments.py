@@ -113,17 +113,20 @@ cor = Claim(
     section="3.3",
     equation="(3.36)-(3.38)",
     lines=(523, 537),
-    statement=r"[\Omega_\ell]_{ij}=\sum_{\nu\in\{0,1\}^Q}(\nu_i-\nu_j)\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big);"
+    statement=r"\partial_s\beta^{(\ell)}=-R_\ell^TJ_0^{(\ell)\perp}R_\ell(\beta^{(\ell)}+\tilde y_\ell),\ "
+              r"[\Omega_\ell]_{ij}=\sum_{\nu\in\{0,1\}^Q}(\nu_i-\nu_j)\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big);"
               r"\ \text{the flow depends on the data only through first sector moments}",
     status="erratum",
-    corrected=r"[\Omega_\ell]_{ij}=\sum_\nu(\nu_i-\nu_j)\Big[\tfrac12\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big)"
+    corrected=r"(3.36)\text{ as printed};\ [\Omega_\ell]_{ij}=\sum_\nu(\nu_i-\nu_j)\Big[\tfrac12\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big)"
               r"-\tfrac12(J_{2,\nu})_{ij}\Big],\ J_{2,\nu}=\int_{\mathbb R^Q_\nu}dx\,\mu_\ell(a^{-1}(x))\,xx^T",
     params=_pt_params(),
     notes="E2: a factor 1/2 is missing relative to (3.22)-(3.23) and the E1 second-moment term is missing, so "
           "the claim 'only through the first degree moments' (l.537) is false; the §3.3 heading (l.483) "
           "announces second moments.  l.525 cites (3.13) and (3.21); (3.19) and (3.21) are meant.  Reference: "
           "the direct generator -pi_-((dC/dW)R^T) by the chain rule (solvers/chen.grad_composed), itself "
-          "certified against finite differences by chen.rotation_generator.",
+          "certified against finite differences by chen.rotation_generator.  (3.36) (read-through 8: in the "
+          "equation range but unchecked here) is a part of the numeric check: -R^T J0perp R(beta + yt) with J0perp counted "
+          "(3.39)-(3.40) against the direct beta-gradient.",
     catalogue="chen §2.5 K2; §4 E2; §3 R3",
     covers=("K2", "E2"),
 )
@@ -135,13 +138,22 @@ def _cor_outcome(p, form):
     from solvers.xp import asnumpy
     R, beta, X, yt = point_state(p)
     tol = 64 * p.Q * EPS * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)) + np.max(np.abs(yt))) ** 2
-    R, beta, X, yt = on(xp_of(p), R, beta, X, yt)
+    xp = xp_of(p)
+    R, beta, X, yt = on(xp, R, beta, X, yt)
     Om_dir = xc.omega_direct1(R, beta, X, yt)
     val, nsec = xc.omega_moments(R, beta, X, yt, form=form)
     res = float(xc.max_abs(val - Om_dir))
-    return Outcome(residual=res, tolerance=tol, values={"omega_direct": asnumpy(Om_dir).tolist(),
-                                                        "omega_moments": asnumpy(val).tolist(), "sectors": int(nsec)},
-                   message=f"|moment formula - direct generator| = {res:.2e}")
+    # (3.36) (read-through 8: the corollary's bias equation was not checked here): -R^T J0perp R (beta + yt) with
+    # J0perp = diag(n_r/N) counted (3.39)-(3.40), against the direct beta-gradient (chain rule); printed = corrected
+    N = X.shape[1]
+    Jp = xp.mean(xp.astype(R @ (X + xc.col(beta)) <= 0, xp.float64), axis=1)
+    db_mom = -(xp.matrix_transpose(R) @ xc.col(Jp * (R @ xc.col(beta + yt))[:, 0]))[:, 0]
+    _, gb = xc.grad_packed([R], [beta], X, xp.broadcast_to(xc.col(yt), X.shape), xp.full((N,), 1.0 / N, dtype=xp.float64))
+    res_b = float(xc.max_abs(db_mom + gb[0]))
+    return Outcome.from_parts({"omega_3_38": (res, tol), "beta_3_36": (res_b, tol)},
+                              values={"omega_direct": asnumpy(Om_dir).tolist(),
+                                      "omega_moments": asnumpy(val).tolist(), "sectors": int(nsec)},
+                              message=f"|moment formula - direct generator| = {res:.2e}; (3.36) {res_b:.2e}")
 
 
 @cor.numeric(backends=XP)
