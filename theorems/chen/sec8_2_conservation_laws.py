@@ -149,7 +149,9 @@ dec = Claim(
           "'indefinite': W = B = 0 (I(0) = 0) is stationary, so the e^{-2 lambda s} bound with any lambda > 0 (here "
           "0.1) fails.  E11: the proof display (8.35) ||W + Y B^{-1}|| <= c/sqrt(lambda_0) e^{-2 s lambda_0} is false "
           "(falsifier 'bound_8_35', c = 2 C(0) from (8.34)); the correct sqrt(c/lambda_0) e^{-s lambda_0} is part "
-          "'bound_8_34' of the numeric check (case +I(0) > lambda_0).  The hypothesis is sufficient, not necessary.  "
+          "'bound_8_34' of the numeric check (case +I(0) > lambda_0).  The hypothesis is sufficient, not necessary.  Instances: "
+          "B(0) + 1.5 I, 0.3 W(0) ('plus'; 'minus' the other way round), the shift doubled where that left +-I(0) "
+          "indefinite (read-through 8: 14% of (Q, seed) pairs, 38% at Q = 6, were inconclusive, 4/20 in a sweep).  "
           "Tightness: the rate 2 lambda_0 is attained (largest 2 lambda_0 s / -log(C(s)/C(0)) over resolved samples: "
           "0.999994 at Q = 1, seed 7, where W(0) ~ 0), so the constant sharpened by 0.9 is refuted.",
     catalogue="chen §2.9 T84; §4 E11",
