@@ -187,6 +187,11 @@ def dec_numeric(p):
     d = dW * nB + nW * dB + dW * dB                           # carried into E = WB + Y (which cancels to ~0)
     allow_C = 2 * np.abs(C - Cf) + np.sqrt(2 * Cf) * d + d * d / 2
     bound = C[0] * np.exp(-2 * lam0 * ts)
+    # the samples where C is resolved (allowance below 1e-3 of the bound): past them C(s) sits at the integrator's
+    # floor and the ratio to a bound ~e^{-2 lambda_0 s} is that floor's, not the flow's (read-through 8: the
+    # message quoted e.g. 1.8e5 on a certified Q = 6, T = 10 draw)
+    res_ok = allow_C <= 1e-3 * bound
+    res_ok[0] = True
     parts = {"decay_8_27": (max(0.0, float(np.max((C - bound) / (1e-8 * bound + allow_C)))), 1.0)}
     # Tightness (bound=True; the rate 2 lambda_0 is the constant): (8.27) says -log(C(s)/C(0)) >= 2 lambda_0 s for
     # every s > 0, so its tightness is the largest 2 lambda_0 s / -log(C(s)/C(0)) over the sampled s > 0: 1 when the
@@ -215,7 +220,9 @@ def dec_numeric(p):
                                     "series": {"C(s)": C.tolist(),
                                                "e^{-2 lambda_0 s} C(0)": (C[0] * np.exp(-2 * lam0 * ts)).tolist()},
                                     "xlabel": "s", "ylabel": "toy cost", "title": "Thm 8.4"}},
-                   message=f"max_s C(s) e^(2 lambda_0 s)/C(0) = {ratio.max():.6f} (lambda_0 = {lam0:.4f})")
+                   message=f"max_s C(s) e^(2 lambda_0 s)/C(0) = {ratio[res_ok].max():.6f} over the {int(res_ok.sum())} "
+                           f"samples where the integration resolves C to 1e-3 of the bound (all {len(ratio)}: "
+                           f"{ratio.max():.3g}) (lambda_0 = {lam0:.4f})")
 
 
 _FINE_ATOL = RTOL * 1e-4
