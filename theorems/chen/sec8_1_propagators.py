@@ -18,7 +18,7 @@ from scipy.integrate import solve_ivp
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, XP, rng_for
-from theorems.chen._toy import RTOL, _toy_instance, _toy_params
+from theorems.chen._toy import RTOL, _toy_instance, _toy_matrix_params, _toy_params, _validate_toy_matrices
 
 
 # ---------------------------------------------------------------------------
@@ -36,8 +36,11 @@ sec8c = Claim(
     corrected=r"\partial_s\mathcal V_L=-WW^T\mathcal V_L,\ \partial_s\mathcal V_R=-\mathcal V_RB^TB,\ "
               r"E(s)=\mathcal V_L(s)E(0)\mathcal V_R(s);\ \ \|\mathcal U_B(s,s_0)\|\le e^{-(s-s_0)\lambda_0}\ "
               r"\text{if }BB^T\ge\lambda_0\ (\text{L8.1, with }\le)",
-    params=_toy_params(),
-    notes="All four propagators are integrated with the toy by DOP853 (rtol 1e-11).  Error model: global error "
+    params=_toy_params(_toy_matrix_params()),
+    validate=lambda p: _validate_toy_matrices(p),
+    notes="(8.11) and Lemma 8.1 hold for every initial state: W(0), B(0), Y are matrix parameters (read-through 8; "
+          "properties and sweeps draw the matrix families, entries bounded by 2).  All four propagators are integrated "
+          "with the toy by DOP853 (rtol 1e-11).  Error model: global error "
           "~ 1e3 x rtol x scale.  Lemma 8.1 is checked on the same run with lambda_0 = inf_s lambda_min(B B^T) (the minimum over the 81 samples "
           "less the most lambda_min can fall between samples, ||B|| ||B'|| dt x 2) "
           "(part 'lemma_8_1', tolerance 1e-9 relative); it is a bound with a constant (the rate lambda_0), declared "
@@ -53,7 +56,7 @@ sec8c = Claim(
 
 def _sec8c(p, printed):
     W0, B0, Y = _toy_instance(p)
-    Q = p.Q
+    Q = W0.shape[0]                 # the user's matrices fix Q (p.Q otherwise)
     E0 = W0 @ B0 + Y
 
     def f(t, z):
@@ -107,7 +110,7 @@ def _duhamel(p, sgn_forcing=-1.0, sgn_810=+1.0):
     the trapezoid rule on 801 points (error estimated by the 401-point rule: Richardson, O(dt^2)); d/ds0 by
     central differences of step 1e-3 (error O(1e-6) plus the integration error / 1e-3)."""
     W0, B0, Y = _toy_instance(p)
-    Q = p.Q
+    Q = W0.shape[0]
     I = np.eye(Q).ravel()
 
     def f(t, z):
@@ -152,7 +155,7 @@ def sec8c_numeric(p):
     return _sec8c(p, False)
 
 
-sec8c.property(over=("Q", "seed"), max_examples=4, fixed={"T": 2.0})
+sec8c.property(over=("Q", "seed", "W0", "B0", "Y"), max_examples=4, fixed={"T": 2.0})
 
 # Lemma 8.1 ||U_B(s, 0)|| <= e^{-s lambda_0}: the rate lambda_0 = inf_s lambda_min(B B^T) is the constant.  It is
 # sharp where lambda_min(B B^T) stays at its infimum (B B^T ~ lambda_0 I over the run, or small s with the
