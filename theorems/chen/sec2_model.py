@@ -247,7 +247,10 @@ def sect_numeric(p):
     inS = (xp.all(U > 0, axis=0) & xp.all(U2 > 0, axis=0)) | (xp.all(U <= 0, axis=0) & xp.all(U2 <= 0, axis=0))
     T2 = xc.tau_general(W2, beta, X)
     e_W = _masked_max_abs(xp, T2 - T, inS)
-    plus = xp.all(U > sc2, axis=0)
+    # the statement is local: a point in S^+ for beta and for the shifted beta + 1e-3 (read-through 8: only the
+    # first was required, so a point within |W 1e-3| of a wall, pushed out of S^+ by the shift, would refute it)
+    U3 = W @ (X + xc.col(beta + 1e-3))
+    plus = xp.all(U > sc2, axis=0) & xp.all(U3 > sc2, axis=0)
     T3 = xc.tau_general(W, beta + 1e-3, X)       # column-wise map: the columns in S^+ are read off below
     e_b = _masked_max_abs(xp, T3 - X, plus)
     return Outcome.from_parts({"sector_equivalences": (mism, 0), "W_independence": (e_W, 4 * sc2),

@@ -38,7 +38,9 @@ mom = Claim(
               r"\text{the } \mathbb R^Q_\pm \text{ sectors do not contribute to }\Omega",
     status="holds",
     params=_pt_params(),
-    notes="l.547 says 'negative'; it means non-positive (h(0) = 0, D1).  (3.35) holds for any M.  The vanishing "
+    notes="l.547 says 'negative'; it means non-positive (h(0) = 0, D1).  (3.35) holds for any M.  (3.32)-(3.33): J0 "
+          "counted on the half spaces {u_r > 0} plus J0perp read off the chain-rule bias gradient is I0 1 = 1 (read-through "
+          "8: this part was the sum of one-hot sector masses, 1 for every input).  The vanishing "
           "of the R^Q_+ and R^Q_- contributions also holds for the corrected Omega (checked).",
     catalogue="chen §2.5 K1, K3",
     covers=("K1", "K3"),
@@ -47,7 +49,7 @@ mom = Claim(
 
 def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
     """The sector-moment identities through the array API (``xp``; NumPy's by default): the points in
-    stacks (N, Q, Q) for the commutators, the sectors as a one-hot matrix (solvers/xp_chen.sector_onehot)."""
+    stacks (N, Q, Q) for the commutators."""
     Q, N = X.shape
     M = rng_for(1).standard_normal((Q, Q))
     Uh = R @ (X + beta[:, None])                       # host: the scale of the rounding model
@@ -62,8 +64,11 @@ def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
     # twice, a part that could not fail); a multiple of 1/N up to the chain rule's rounding ~ Q eps (1 + max|u|)
     Jp_int, _ = j0perp_direct(xp, R, beta, X)
     Jp_cnt = xp.sum(xp.astype(count(U), xp.float64), axis=1) / N                        # (3.39)-(3.40)
-    E, _ = xc.sector_onehot(U)
-    mass = float(xp.sum(xp.mean(E, axis=0)))                                           # sum of the sector masses
+    # (3.32)-(3.33): J0 counted on the open half spaces {u_r > 0} (3.33) plus J0perp from the chain rule is
+    # I0 1, and I0 = 1 (a = R(. + beta) is an isometry, so the pullback of mu_l is a probability).  Was: the sum
+    # of the sector masses of a one-hot matrix, 1 for every input (each point lies in exactly one sector).
+    J0_cnt = xp.mean(nu, axis=0)                                                         # (3.33) diagonal of J0
+    i0 = float(xc.max_abs(J0_cnt + Jp_int - 1.0))
     e335 = float(xc.max_abs(Hs @ M - M @ Hs - (nu[:, :, None] - nu[:, None, :]) * M))  # (3.35), all points at once
     # R^Q_+ / R^Q_- points contribute nothing to either generator (weights 1/#diagonal points on them, 0 elsewhere)
     diag = xp.all(U > 0, axis=0) | xp.all(U <= 0, axis=0)
@@ -74,14 +79,14 @@ def _mom_parts(R, beta, X, yt, count=lambda U: U <= 0, xp=None):
         contrib = max(float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "corrected", w))),
                       float(xc.max_abs(xc.omega_pointwise(R, beta, X, yt, "stated", w))))
     return {"J0perp_3_39": (float(xc.max_abs(Jp_int - Jp_cnt)), 16 * Q * EPS * (1 + np.max(np.abs(Uh)))),
-            "total_mass_I0": (abs(mass - 1.0), 4 * N * EPS),
+            "J0_plus_J0perp_is_I0": (i0, 16 * Q * EPS * (1 + np.max(np.abs(Uh))) + 4 * N * EPS),
             "commutator_3_35": (e335, sc),
             "diagonal_sectors_vanish": (contrib, sc * np.max(np.abs(U)))}
 
 
 @mom.numeric(backends=XP)
 def mom_numeric(p):
-    """(3.32) = (3.39)-(3.40), masses sum to 1, (3.35) for any M, no R^Q_± contribution to Omega."""
+    """(3.32) = (3.39)-(3.40), J0 (3.33) + J0perp = I0 1 = 1, (3.35) for any M, no R^Q_± contribution to Omega."""
     R, beta, X, yt = point_state(p)
     return Outcome.from_parts(_mom_parts(R, beta, X, yt, xp=xp_of(p)), message="sector moments")
 
@@ -108,17 +113,20 @@ cor = Claim(
     section="3.3",
     equation="(3.36)-(3.38)",
     lines=(523, 537),
-    statement=r"[\Omega_\ell]_{ij}=\sum_{\nu\in\{0,1\}^Q}(\nu_i-\nu_j)\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big);"
+    statement=r"\partial_s\beta^{(\ell)}=-R_\ell^TJ_0^{(\ell)\perp}R_\ell(\beta^{(\ell)}+\tilde y_\ell),\ "
+              r"[\Omega_\ell]_{ij}=\sum_{\nu\in\{0,1\}^Q}(\nu_i-\nu_j)\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big);"
               r"\ \text{the flow depends on the data only through first sector moments}",
     status="erratum",
-    corrected=r"[\Omega_\ell]_{ij}=\sum_\nu(\nu_i-\nu_j)\Big[\tfrac12\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big)"
+    corrected=r"(3.36)\text{ as printed};\ [\Omega_\ell]_{ij}=\sum_\nu(\nu_i-\nu_j)\Big[\tfrac12\big((J_{1,\nu})_iv_j+v_i(J_{1,\nu})_j\big)"
               r"-\tfrac12(J_{2,\nu})_{ij}\Big],\ J_{2,\nu}=\int_{\mathbb R^Q_\nu}dx\,\mu_\ell(a^{-1}(x))\,xx^T",
     params=_pt_params(),
     notes="E2: a factor 1/2 is missing relative to (3.22)-(3.23) and the E1 second-moment term is missing, so "
           "the claim 'only through the first degree moments' (l.537) is false; the §3.3 heading (l.483) "
           "announces second moments.  l.525 cites (3.13) and (3.21); (3.19) and (3.21) are meant.  Reference: "
           "the direct generator -pi_-((dC/dW)R^T) by the chain rule (solvers/chen.grad_composed), itself "
-          "certified against finite differences by chen.rotation_generator.",
+          "certified against finite differences by chen.rotation_generator.  (3.36) (read-through 8: in the "
+          "equation range but unchecked here) is a part of the numeric check: -R^T J0perp R(beta + yt) with J0perp counted "
+          "(3.39)-(3.40) against the direct beta-gradient.",
     catalogue="chen §2.5 K2; §4 E2; §3 R3",
     covers=("K2", "E2"),
 )
@@ -130,13 +138,22 @@ def _cor_outcome(p, form):
     from solvers.xp import asnumpy
     R, beta, X, yt = point_state(p)
     tol = 64 * p.Q * EPS * (1 + np.max(np.abs(X)) + np.max(np.abs(beta)) + np.max(np.abs(yt))) ** 2
-    R, beta, X, yt = on(xp_of(p), R, beta, X, yt)
+    xp = xp_of(p)
+    R, beta, X, yt = on(xp, R, beta, X, yt)
     Om_dir = xc.omega_direct1(R, beta, X, yt)
     val, nsec = xc.omega_moments(R, beta, X, yt, form=form)
     res = float(xc.max_abs(val - Om_dir))
-    return Outcome(residual=res, tolerance=tol, values={"omega_direct": asnumpy(Om_dir).tolist(),
-                                                        "omega_moments": asnumpy(val).tolist(), "sectors": int(nsec)},
-                   message=f"|moment formula - direct generator| = {res:.2e}")
+    # (3.36) (read-through 8: the corollary's bias equation was not checked here): -R^T J0perp R (beta + yt) with
+    # J0perp = diag(n_r/N) counted (3.39)-(3.40), against the direct beta-gradient (chain rule); printed = corrected
+    N = X.shape[1]
+    Jp = xp.mean(xp.astype(R @ (X + xc.col(beta)) <= 0, xp.float64), axis=1)
+    db_mom = -(xp.matrix_transpose(R) @ xc.col(Jp * (R @ xc.col(beta + yt))[:, 0]))[:, 0]
+    _, gb = xc.grad_packed([R], [beta], X, xp.broadcast_to(xc.col(yt), X.shape), xp.full((N,), 1.0 / N, dtype=xp.float64))
+    res_b = float(xc.max_abs(db_mom + gb[0]))
+    return Outcome.from_parts({"omega_3_38": (res, tol), "beta_3_36": (res_b, tol)},
+                              values={"omega_direct": asnumpy(Om_dir).tolist(),
+                                      "omega_moments": asnumpy(val).tolist(), "sectors": int(nsec)},
+                              message=f"|moment formula - direct generator| = {res:.2e}; (3.36) {res_b:.2e}")
 
 
 @cor.numeric(backends=XP)

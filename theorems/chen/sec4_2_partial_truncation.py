@@ -317,8 +317,9 @@ def col_drop_4_16(p):
 @col.falsifier("stated")
 def col_strict(p):
     """The printed statement's strict (4.20) (E8; the printed eta_2 of (4.13), E7, is an erratum of the proof that
-    no run can refute, see the notes): |b~(s)| < e^{-(s-s_1)}|b~(s_1)| with a visible margin (here: relative gap >= 1e-6 at
-    s = s_1 + 1).  The flow gives equality to rounding (E8)."""
+    no run can refute, see the notes): |b~(s)| < e^{-(s-s_1)}|b~(s_1)| with a visible margin (here: a relative gap >= 1e-6
+    somewhere on the grid over (s_1, T]; residual 1e-6 - the largest relative deviation from equality).  The flow
+    gives equality to rounding (E8)."""
     out = col_numeric(p)
     if out.decide() == "inconclusive":
         return out

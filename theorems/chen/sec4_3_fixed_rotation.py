@@ -185,7 +185,8 @@ stair.property(over=("Q", "N", "seed", "margin"), max_examples=6, fixed={"h": 4e
 @stair.falsifier("stated", fixed={"margin": -0.4})
 def stair_stated(p):
     """l.795 without E21's hypothesis: with y = x_N - 0.4 some points are never truncated (the flow stalls
-    with b -> y; CL5).  Residual: number of points not reached by a horizon 40 N (tolerance 0)."""
+    with b -> y; CL5).  Residual: number of points not reached by the horizon 10 N (tolerance 0; in the exact flow
+    b < y < x_N for all s, so no horizon reaches them)."""
     R, beta0, X, yt, Xl, b0, y = _stair_instance(p.Q, p.N, p.seed, p.margin)
     T = 10.0 * p.N
     _, Xl, b0, y, B, n = _stair_flow(p.replace(h=max(p.h, 5e-2)), T)
@@ -267,7 +268,7 @@ frz = Claim(
     label="(4.44)",
     section="4.3",
     equation="(4.44)",
-    lines=(775, 781),
+    lines=(771, 773),
     statement=r"n_r=\#\{i:(R(x_i+\beta))_r\le0\}=0\ \Longrightarrow\ \partial_s(R\beta)_r=0",
     status="holds",
     params=[
@@ -277,7 +278,8 @@ frz = Claim(
     ],
     notes="Direct gradient in beta (chain rule through the network form), rotated to layer coordinates; "
           "coordinate 0 has every point strictly positive (u_0 >= 1e-12 + |N|), the others random.  Falsifier "
-          "'one_truncated': the same coordinate with one point truncated moves at rate 1/N.",
+          "'one_truncated': the same coordinate with one point truncated moves at rate 1/N.  Lines 771-773 (where (4.44) "
+          "is printed; read-through 8: were 775-781, the recursion (4.45)-(4.46) that follows).",
     catalogue="chen §2.7 CL6; §2.6 S43",
     covers=("CL6",),
 )

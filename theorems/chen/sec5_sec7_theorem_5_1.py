@@ -150,10 +150,12 @@ l71 = Claim(
     section="7",
     equation="(7.1)-(7.10)",
     lines=(1032, 1088),
-    statement=r"\tau^{(\ell_2,\ell_1)}(x)=P^+_{\ell_1,\ell_2}(x)\,x-\sum_{\ell=\ell_1}^{\ell_2}P^-_{\ell,\ell_2}(x)\,\beta^{(\ell)}",
+    statement=r"\tau^{(\ell_1,\ell_2)}:=\tau^{(\ell_2)}\circ\cdots\circ\tau^{(\ell_1)}:\ \tau^{(\ell_1,\ell_2)}(x)="
+              r"P^+_{\ell_1,\ell_2}(x)\,x-\sum_{\ell=\ell_1}^{\ell_2}P^-_{\ell,\ell_2}(x)\,\beta^{(\ell)}",
     status="holds",
     params=_t51_params(),
-    notes="D3: tau^(l2,l1) = tau^(l2) o ... o tau^(l1) (as (5.3)/(7.7); (7.1) prints the opposite index order).  "
+    notes="D3: tau^(l2,l1) = tau^(l2) o ... o tau^(l1) (as (5.3)/(7.7); (7.1) prints the opposite index order, which the "
+          "statement quotes with (7.1)'s definition; read-through 8: it was written in the D3 order).  "
           "Every pair l1 <= l2 and every point of every cluster.  Falsifier 'P_plus_bias': P^+ in place of P^- in "
           "the bias sum.",
     catalogue="chen §2.8 T51a; §3 R9",

@@ -149,7 +149,9 @@ dec = Claim(
           "'indefinite': W = B = 0 (I(0) = 0) is stationary, so the e^{-2 lambda s} bound with any lambda > 0 (here "
           "0.1) fails.  E11: the proof display (8.35) ||W + Y B^{-1}|| <= c/sqrt(lambda_0) e^{-2 s lambda_0} is false "
           "(falsifier 'bound_8_35', c = 2 C(0) from (8.34)); the correct sqrt(c/lambda_0) e^{-s lambda_0} is part "
-          "'bound_8_34' of the numeric check (case +I(0) > lambda_0).  The hypothesis is sufficient, not necessary.  "
+          "'bound_8_34' of the numeric check (case +I(0) > lambda_0).  The hypothesis is sufficient, not necessary.  Instances: "
+          "B(0) + 1.5 I, 0.3 W(0) ('plus'; 'minus' the other way round), the shift doubled where that left +-I(0) "
+          "indefinite (read-through 8: 14% of (Q, seed) pairs, 38% at Q = 6, were inconclusive, 4/20 in a sweep).  "
           "Tightness: the rate 2 lambda_0 is attained (largest 2 lambda_0 s / -log(C(s)/C(0)) over resolved samples: "
           "0.999994 at Q = 1, seed 7, where W(0) ~ 0), so the constant sharpened by 0.9 is refuted.",
     catalogue="chen §2.9 T84; §4 E11",
@@ -185,6 +187,11 @@ def dec_numeric(p):
     d = dW * nB + nW * dB + dW * dB                           # carried into E = WB + Y (which cancels to ~0)
     allow_C = 2 * np.abs(C - Cf) + np.sqrt(2 * Cf) * d + d * d / 2
     bound = C[0] * np.exp(-2 * lam0 * ts)
+    # the samples where C is resolved (allowance below 1e-3 of the bound): past them C(s) sits at the integrator's
+    # floor and the ratio to a bound ~e^{-2 lambda_0 s} is that floor's, not the flow's (read-through 8: the
+    # message quoted e.g. 1.8e5 on a certified Q = 6, T = 10 draw)
+    res_ok = allow_C <= 1e-3 * bound
+    res_ok[0] = True
     parts = {"decay_8_27": (max(0.0, float(np.max((C - bound) / (1e-8 * bound + allow_C)))), 1.0)}
     # Tightness (bound=True; the rate 2 lambda_0 is the constant): (8.27) says -log(C(s)/C(0)) >= 2 lambda_0 s for
     # every s > 0, so its tightness is the largest 2 lambda_0 s / -log(C(s)/C(0)) over the sampled s > 0: 1 when the
@@ -213,7 +220,9 @@ def dec_numeric(p):
                                     "series": {"C(s)": C.tolist(),
                                                "e^{-2 lambda_0 s} C(0)": (C[0] * np.exp(-2 * lam0 * ts)).tolist()},
                                     "xlabel": "s", "ylabel": "toy cost", "title": "Thm 8.4"}},
-                   message=f"max_s C(s) e^(2 lambda_0 s)/C(0) = {ratio.max():.6f} (lambda_0 = {lam0:.4f})")
+                   message=f"max_s C(s) e^(2 lambda_0 s)/C(0) = {ratio[res_ok].max():.6f} over the {int(res_ok.sum())} "
+                           f"samples where the integration resolves C to 1e-3 of the bound (all {len(ratio)}: "
+                           f"{ratio.max():.3g}) (lambda_0 = {lam0:.4f})")
 
 
 _FINE_ATOL = RTOL * 1e-4

@@ -20,7 +20,8 @@ from solvers import xp_chen as xc
 from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.chen._common import EPS, XP, _xs, rng_for
-from theorems.chen._toy import _collapsed_instance, _to_network, _toy_instance, _toy_params
+from theorems.chen._toy import (_collapsed_instance, _to_network, _toy_instance, _toy_matrix_params, _toy_params,
+                               _validate_toy_matrices)
 
 
 # ===========================================================================
@@ -34,10 +35,10 @@ sec8a = Claim(
     section="8",
     equation="(8.1)-(8.4)",
     lines=(1207, 1225),
-    statement=r"\mathcal I^{(Q)}(x_{\ell,i})=-\beta^{(\ell)}\ \forall\ell,i,\ b_{Q+1}=0\ \Longrightarrow\ \tilde{\mathcal C}="
+    statement=r"\tau^{(Q)}|_{s=0}(x_{\ell,i})=-\beta^{(\ell)}\ \forall\ell,i,\ b_{Q+1}=0\ \Longrightarrow\ \tilde{\mathcal C}="
               r"\tfrac12\sum_\ell|-W_{Q+1}\beta^{(\ell)}-y_\ell|^2",
     status="erratum",
-    corrected=r"b_{Q+1}=-W_{Q+1}b^{(Q)},\ W:=W^{(Q+1)}\ (\text{cumulative}):\ x^{(Q+1)}_{\ell,i}=-W^{(Q+1)}\beta^{(\ell)},\ "
+    corrected=r"\mathcal I^{(Q)}(x_{\ell,i})=-\beta^{(\ell)}\ \forall\ell,i,\ b_{Q+1}=-W_{Q+1}b^{(Q)},\ W:=W^{(Q+1)}\ (\text{cumulative}):\ x^{(Q+1)}_{\ell,i}=-W^{(Q+1)}\beta^{(\ell)},\ "
               r"\tilde{\mathcal C}=\tfrac12\sum_\ell|W^{(Q+1)}\beta^{(\ell)}+y_\ell|^2\ \text{(while the collapse persists)}",
     params=[
         Param.int("Q", 2, 2, 2, "dimension = layers = clusters (Q = 2 only: see notes)"),
@@ -49,7 +50,7 @@ sec8a = Claim(
           "W_{Q+1} = W^(Q+1)(W^(Q))^{-1}.  By M7 the output of a collapsed cluster l is W^(Q+1)(beta^(Q) - beta^(l)) "
           "+ (b_{Q+1} + W_{Q+1} b^(Q) - W^(Q+1) beta^(Q)); with b_{Q+1} = 0 the output of cluster Q is 0 (stated "
           "falsifier).  Persistence of (8.1) along the flow is assumed by the paper, not shown (catalogue: the toy "
-          "trajectory leaves the collapse at t ~ 2; not encoded here).  l.1221 'tau^(Q)' should read I^(Q).  Q = 2 "
+          "trajectory leaves the collapse at t ~ 2; not encoded here).  (8.1) at l.1213 prints 'tau^(Q)'; it should read I^(Q) (the statement quotes the print; read-through 8: it quoted the correction, and the note cited l.1221).  (8.4), dW^(l)/ds = 0, is not encoded (under D5 the toy cost does not see W^(l)).  Q = 2 "
           "only: the collapsed configuration (cluster j fully truncated by layer j, every other layer the identity on "
           "cluster j or on its image -beta^(j)) is built by rejection over Haar R_l; with signed-orthant R_l it is "
           "infeasible for Q >= 3 (coordinatewise the thresholds would have to satisfy t_j < t_k for all k != j), and "
@@ -117,9 +118,11 @@ sec8b = Claim(
     statement=r"\partial_sB=-W^T(WB+Y),\ \partial_sW=-(WB+Y)B^T\ \Longrightarrow\ \partial_sE=-WW^TE-EB^TB",
     status="holds",
     params=_toy_params([Param.int("batch", 1, 1, 512, "random states checked at once, stacked on a leading axis "
-                                  "(seeds seed, seed + 1, ...)", search=(1, 8))]),
+                                  "(seeds seed, seed + 1, ...)", search=(1, 8)), *_toy_matrix_params()]),
+    validate=lambda p: _validate_toy_matrices(p),
     notes="Symbolic: sympy expansion with matrix-entry symbols (Q = 2).  Numeric: d/ds (WB + Y) by the product rule at "
-          "random states vs (8.8), batched through the array API.  Falsifier 'swapped_grams': -W^T W E - E B B^T.",
+          "random states vs (8.8), batched through the array API; or at the user's W, B, Y (matrix parameters, read-through 8: "
+          "(8.8) quantifies over the state).  Falsifier 'swapped_grams': -W^T W E - E B B^T.",
     catalogue="chen §2.9 S8b",
     covers=("S8b",),
 )
@@ -131,9 +134,14 @@ def _sec8b(p, swapped):
     its own tolerance decides (batch = 1: the single-state check)."""
     from types import SimpleNamespace
     batch = getattr(p, "batch", 1)
-    W, B, Y = (np.stack(a) for a in zip(*[_toy_instance(SimpleNamespace(Q=p.Q, seed=p.seed + b)) for b in range(batch)]))
+    if any(getattr(p, n, None) is not None for n in ("W0", "B0", "Y")):
+        batch = 1                                 # the user's state (missing matrices drawn from the seed)
+        W, B, Y = (a[None] for a in _toy_instance(p))
+    else:
+        W, B, Y = (np.stack(a) for a in zip(*[_toy_instance(SimpleNamespace(Q=p.Q, seed=p.seed + b))
+                                              for b in range(batch)]))
     amax = lambda A: np.max(np.abs(A), axis=(1, 2))  # noqa: E731
-    tol = 32 * p.Q * EPS * (1 + amax(W) + amax(B) + amax(Y)) ** 3     # rounding of cubic products, per state
+    tol = 32 * W.shape[-1] * EPS * (1 + amax(W) + amax(B) + amax(Y)) ** 3     # rounding of cubic products, per state
     xp = xp_of(p)
     W, B, Y = on(xp, W, B, Y)
     T = xp.matrix_transpose
@@ -154,7 +162,7 @@ def sec8b_numeric(p):
     return _sec8b(p, False)
 
 
-sec8b.property(over=("Q", "seed"), max_examples=15)
+sec8b.property(over=("Q", "seed", "W0", "B0", "Y"), max_examples=15)
 
 
 @sec8b.falsifier("swapped_grams", search=("seed",), fixed={"Q": 2})

@@ -22,7 +22,7 @@ from solvers import xp_chen as xc
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.chen._common import EPS, XP, _xs, random_orthogonal, rng_for
-from theorems.chen._toy import RTOL
+from theorems.chen._toy import RTOL, _network_output, _standard_cost, _to_network
 
 
 # ===========================================================================
@@ -40,9 +40,12 @@ sec9a = Claim(
     params=[Param.int("Q", 3, 2, 5, "dimension = layers", search=(2, 4)),
             Param.int("points", 4, 1, 10, "points per cluster (Q clusters)", search=(1, 6)),
             Param.seed("seed")],
-    notes="Instance: R_l Haar, data = apexes far below: every layer coordinate >= 0.5, so I^(Q) = id.  Checked: the "
-          "network output equals W^(Q+1) x (D5 output bias), the standard cost equals (9.3) when all N_j are equal, "
-          "and the gradient in (beta, R) of the Euclidean input cost vanishes (9.6).  Falsifier 'one_truncated': one "
+    notes="Instance: R_l Haar, data = apexes far below: every layer coordinate >= 0.5, so I^(Q) = id.  Checked: I^(Q) = id "
+          "on the data (aligned form), the network output (per-layer (W_l, b_l) of aligned cumulative D_l R_l, D5 "
+          "output bias) equals W^(Q+1) x, the standard cost (2.22) equals Q x (9.3) when all N_j are equal (read-through "
+          "8: these two parts were claimed here but not computed; with equal N_j the two normalisations "
+          "(catalogue E14) give the same limit but not the same cost: (2.22) has 1/N_j = Q/N, (9.3) 1/N, so the (9.7) "
+          "flow is the (2.22) flow slowed by the factor Q), and the gradient in (beta, R) of the Euclidean input cost vanishes (9.6).  Falsifier 'one_truncated': one "
           "point moved into a truncated sector of layer 1 breaks I^(Q)(x) = x.  (9.1) 'tau^(Q)' should read I^(Q).",
     catalogue="chen §2.10 S9a; §2.7 CL11",
     covers=("S9a", "CL11"),
@@ -73,8 +76,31 @@ def _sec9a(p, truncate):
     grad = max(max(float(xc.max_abs(xc.skew(G @ xp.matrix_transpose(R)))) for G, R in zip(gW, Rx)),
                max(float(xc.max_abs(g)) for g in gb))
     tol = 32 * p.Q * p.Q * EPS * S
-    return Outcome.from_parts({"identity": (err, tol), "stationary": (grad, tol * S)},
-                              message=f"max |I^(Q)(x) - x| = {err:.2e}; max |velocity| = {grad:.2e}")
+    parts = {"identity": (err, tol), "stationary": (grad, tol * S)}
+    # through the network itself (read-through 8: the notes claimed these two checks, the code had neither):
+    # per-layer (W_l, b_l) from aligned cumulative W^(l) = D_l R_l, W^(Q+1) random, b_{Q+1} = -W_{Q+1} b^(Q) (D5);
+    # outputs x^(Q+1) = W^(Q+1) x (9.3), and the standard cost (2.22) (weights 1/N_j) against (9.3) (weight 1/N):
+    # with every N_j = N/Q, (2.22) = Q x (9.3) (the two normalisations differ by the constant factor Q, E14)
+    Ws, bs, Wc = _to_network(Rs, betas, p.seed)
+    rng2 = rng_for(p.seed + 5)
+    Wcum_out = np.eye(p.Q) + 0.5 * rng2.standard_normal((p.Q, p.Q))
+    Y = rng2.standard_normal((p.Q, p.Q))
+    Wout = Wcum_out @ np.linalg.inv(Wc[-1])
+    bout = -Wout @ cm.cumulative(Ws, bs)[1][-1]
+    out = _network_output(Ws, bs, Wout, bout, X)
+    Sn = (1 + max(np.max(np.abs(b)) for b in betas) + np.max(np.abs(X))) * \
+        max(np.linalg.norm(w, 2) for w in Ws + [Wout]) ** (p.Q + 1)
+    tol_n = 64 * (p.Q + 2) * p.Q * EPS * Sn * np.linalg.cond(Wc[-1])
+    c222 = _standard_cost(Ws, bs, Wout, bout, clusters, Y)
+    c93 = 0.5 / X.shape[1] * float(np.sum((Wcum_out @ X - Y[:, lab]) ** 2))
+    d_out = float(np.max(np.abs(out - Wcum_out @ X)))
+    parts["network_output_9_3"] = (d_out, tol_n)
+    # the two costs differ by what the measured output difference explains (sum_i w_i |r_i| |d o_i| <=
+    # sqrt(2 Q C) sqrt(Q) d_out, sum_i w_i = Q; x 2 for the cross term) plus the rounding of the sums (16 N eps C)
+    tol_c = 2 * np.sqrt(2 * p.Q * c222) * np.sqrt(p.Q) * d_out + 16 * X.shape[1] * EPS * (c222 + p.Q * c93)
+    parts["cost_2_22_is_Q_times_9_3"] = (abs(c222 - p.Q * c93), tol_c)
+    return Outcome.from_parts(parts, message=f"max |I^(Q)(x) - x| = {err:.2e}; max |velocity| = {grad:.2e}",
+                              values={"cost_2_22": c222, "cost_9_3": c93})
 
 
 @sec9a.numeric(backends=XP)
