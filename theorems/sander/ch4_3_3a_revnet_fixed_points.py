@@ -13,11 +13,25 @@ import math
 import numpy as np
 import sympy as sp
 
+from theorems import matrices as M
 from theorems.claim import Claim, Outcome, Param, inconclusive
 from theorems.sander._momentum import (_AB_of, _cplx, _draw_AB, _eig_tol, _J, _singular, _spectral_statement,
     _spectral_statement_mp, _validate_AB, AB_PARAMS, MP_DPS)
 
 EPS = float(np.finfo(float).eps)
+
+
+#: Prop 4.1 assumes A, B in GL_d: the sweep and the properties draw them from the matrix families that are invertible
+#: (not rank_deficient, not near_singular, whose sigma_min ~ eps sigma_max the check's gate calls singular); the
+#: whole-suite sweep of seed 20261126 drew a singular A or B in 5 of 20 draws (inconclusive, the hypothesis failing).
+#: A singular matrix of your own still runs (`--param A=...`): inconclusive, with the weakened hypothesis reported
+INVERTIBLE_FAMILIES = tuple(f for f in M.DEFAULT_FAMILIES if f not in ("rank_deficient", "near_singular"))
+INVERTIBLE_AB_PARAMS = [
+    Param.matrix("A", None, "D phi(x*) in GL_d(R); drawn from d and seed when omitted", shape=("d", "d"),
+                 families=INVERTIBLE_FAMILIES),
+    Param.matrix("B", None, "D psi(v*) in GL_d(R); drawn from d and seed when omitted", shape=("d", "d"),
+                 families=INVERTIBLE_FAMILIES + ("spd", "non_commuting"), partner="A"),
+] + [q for q in AB_PARAMS if q.name not in ("A", "B")]
 
 
 # ===========================================================================
@@ -33,7 +47,7 @@ revnet = Claim(
               r"\exists\lambda\in\operatorname{Sp}J(A,B):\ |\lambda|\ge1,\ \lambda\ne1",
     status="holds",
     bound=True,
-    params=AB_PARAMS,
+    params=INVERTIBLE_AB_PARAMS,
     validate=_validate_AB,
     notes="Bound: max |lambda| >= 1 over the eigenvalues lambda != 1; tightness = 1 / max |lambda| (the constant 1 "
           "over the larger side).  det J = 1 makes the product of the |lambda| equal 1, so max |lambda| = 1 iff "
