@@ -631,8 +631,9 @@ def _combine(ynew, y, K, B, E, h, rtol, atol):
     return np.sqrt(acc / m)
 
 
-def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, expo, fsal, hold):
-    """Embedded-pair loop (see :func:`_dopri5_numpy_core`); stage buffers allocated once.  Returns
+def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, E2, expo, fsal, hold):
+    """Embedded-pair loop (see :func:`_dopri5_numpy_core`); stage buffers allocated once; with a second estimate
+    ``E2`` (DOP853) the error norm is Hairer's combined one (:func:`_combine853`).  Returns
     ``(y, ys, accepted, rejected, t, n_outputs_reached)``."""
     m = y0.shape[0]
     s = B.shape[0]
@@ -644,6 +645,9 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
     t = t0
     h = h0
     K = np.empty((s, m))
+    dual = E2.shape[0] > 0
+    w5 = np.empty(m if dual else 0)
+    w3 = np.empty(m if dual else 0)
     acc = 0
     rej = 0
     held = False
@@ -659,7 +663,10 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
             for j in range(1, s):
                 _stage_state(yj, y, K, A, j, h)
                 K[j] = RHS(t + C[j] * h, yj, args)
-            en = _combine(ynew, y, K, B, E, h, rtol, atol)
+            if dual:   # two embedded estimates (DOP853): Hairer's combined norm
+                en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol, w5, w3)
+            else:
+                en = _combine(ynew, y, K, B, E, h, rtol, atol)
             ok = en <= 1.0
             if ok:
                 t += h
@@ -681,7 +688,7 @@ def _dopri5_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, exp
     return y, ys, acc, rej, t, nout
 
 
-def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, expo, fsal, hold):
+def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, E2, expo, fsal, hold):
     """:func:`_dopri5_loop` for an in-place right-hand side ``RHS(t, y, args, out)``: no allocation per step."""
     m = y0.shape[0]
     s = B.shape[0]
@@ -693,6 +700,9 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
     t = t0
     h = h0
     K = np.empty((s, m))
+    dual = E2.shape[0] > 0
+    w5 = np.empty(m if dual else 0)
+    w3 = np.empty(m if dual else 0)
     acc = 0
     rej = 0
     held = False
@@ -708,7 +718,10 @@ def _dopri5_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B
             for j in range(1, s):
                 _stage_state(yj, y, K, A, j, h)
                 RHS(t + C[j] * h, yj, args, K[j])
-            en = _combine(ynew, y, K, B, E, h, rtol, atol)
+            if dual:   # two embedded estimates (DOP853): Hairer's combined norm
+                en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol, w5, w3)
+            else:
+                en = _combine(ynew, y, K, B, E, h, rtol, atol)
             ok = en <= 1.0
             if ok:
                 t += h
@@ -769,119 +782,16 @@ def _combine853(ynew, y, K, B, E5, E3, h, rtol, atol, w5, w3):
     return abs(h) * e5 / np.sqrt(m * (e5 + 0.01 * e3))
 
 
-def _dop853_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, E2, expo, fsal, hold):
-    """:func:`_dopri5_loop` with the two embedded estimates of DOP853 (:func:`_combine853`); same step control
-    (:func:`_step_factor`), same stepping onto the output times."""
-    m = y0.shape[0]
-    s = B.shape[0]
-    y = y0.copy()
-    ynew = np.empty(m)
-    yj = np.empty(m)
-    nout = touts.shape[0]
-    ys = np.empty((nout, m))
-    t = t0
-    h = h0
-    K = np.empty((s, m))
-    w5 = np.empty(m)
-    w3 = np.empty(m)
-    acc = 0
-    rej = 0
-    held = False
-    K[0] = RHS(t, y, args)
-    for k in range(nout):
-        t1 = touts[k]
-        while t < t1 and acc + rej < max_steps:
-            hsave = 0.0
-            if h > t1 - t:
-                if k < nout - 1:
-                    hsave = h
-                h = t1 - t
-            for j in range(1, s):
-                _stage_state(yj, y, K, A, j, h)
-                K[j] = RHS(t + C[j] * h, yj, args)
-            en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol, w5, w3)
-            ok = en <= 1.0
-            if ok:
-                t += h
-                y, ynew = ynew, y
-                if fsal:
-                    K[0] = K[s - 1]
-                else:
-                    K[0] = RHS(t, y, args)
-                acc += 1
-            else:
-                rej += 1
-            fac, held = _step_factor(en, expo, ok, hold, held)
-            h *= fac
-            if ok and h < hsave:
-                h = hsave
-        if t < t1:
-            return y, ys, acc, rej, t, k
-        ys[k] = y
-    return y, ys, acc, rej, t, nout
-
-
-def _dop853_inplace_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, E2, expo, fsal, hold):
-    """:func:`_dop853_loop` for an in-place right-hand side ``RHS(t, y, args, out)``: no allocation per step."""
-    m = y0.shape[0]
-    s = B.shape[0]
-    y = y0.copy()
-    ynew = np.empty(m)
-    yj = np.empty(m)
-    nout = touts.shape[0]
-    ys = np.empty((nout, m))
-    t = t0
-    h = h0
-    K = np.empty((s, m))
-    w5 = np.empty(m)
-    w3 = np.empty(m)
-    acc = 0
-    rej = 0
-    held = False
-    RHS(t, y, args, K[0])
-    for k in range(nout):
-        t1 = touts[k]
-        while t < t1 and acc + rej < max_steps:
-            hsave = 0.0
-            if h > t1 - t:
-                if k < nout - 1:
-                    hsave = h
-                h = t1 - t
-            for j in range(1, s):
-                _stage_state(yj, y, K, A, j, h)
-                RHS(t + C[j] * h, yj, args, K[j])
-            en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol, w5, w3)
-            ok = en <= 1.0
-            if ok:
-                t += h
-                y, ynew = ynew, y
-                if fsal:
-                    K[0] = K[s - 1]
-                else:
-                    RHS(t, y, args, K[0])
-                acc += 1
-            else:
-                rej += 1
-            fac, held = _step_factor(en, expo, ok, hold, held)
-            h *= fac
-            if ok and h < hsave:
-                h = hsave
-        if t < t1:
-            return y, ys, acc, rej, t, k
-        ys[k] = y
-    return y, ys, acc, rej, t, nout
-
-
 def _run_embedded(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab, hold=False):
     y0 = np.ascontiguousarray(y0, dtype=np.float64)
-    if tab.e2 is not None:                  # two embedded estimates (DOP853)
-        loop = _dop853_inplace_loop if is_inplace(f) else _dop853_loop
-        return kernel(loop, f)(float(t0), y0, touts, args, float(rtol), float(atol), float(h0), int(max_steps),
-                               tab.c, tab.A, tab.b, tab.e, tab.e2, tab.error_exponent, tab.fsal, bool(hold))
+    # one loop for every embedded pair: a second estimate (DOP853's e2) switches to Hairer's combined error norm
+    e2 = tab.e2 if tab.e2 is not None else _NO_E2
     loop = _dopri5_inplace_loop if is_inplace(f) else _dopri5_loop
-    return kernel(loop, f)(float(t0), y0, touts, args, float(rtol),
-                           float(atol), float(h0), int(max_steps), tab.c, tab.A, tab.b, tab.e,
-                           tab.error_exponent, tab.fsal, bool(hold))
+    return kernel(loop, f)(float(t0), y0, touts, args, float(rtol), float(atol), float(h0), int(max_steps),
+                           tab.c, tab.A, tab.b, tab.e, e2, tab.error_exponent, tab.fsal, bool(hold))
+
+
+_NO_E2 = np.empty(0)
 
 
 def dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol: float = 1e-12,
