@@ -1,5 +1,5 @@
 """§3 Universal Dynamics (seed l.114-133; Fig 2 with App. B.1): two fitted constants match trained networks
-(Fig 2, l.112-120), the 20-layer discrepancy (Figs 2 and 5), the dependence on the time constants only (§3.1,
+(Fig 2, l.112-120; an erratum: not on every Fig 2 row), the 20-layer discrepancy (Figs 2 and 5), the dependence on the time constants only (§3.1,
 l.116), and Fig 3 (§3.2-3.3, l.124-132): the plateau at small initial weights and very high initial weights.
 Claims: ``vanrossem.network_two_constant_fit``, ``vanrossem.deep_network_discrepancy``,
 ``vanrossem.time_constants_only``, ``vanrossem.network_plateau``, ``vanrossem.very_high_weights``.
@@ -20,15 +20,29 @@ from solvers import twopoint as tp
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
 from theorems.vanrossem._common import EPS, FLOOR, RTOL, _lifted_path, flow_params
 from theorems.vanrossem._networks import (_converged, _not_converged, _transition, _validate_net, eq10_prediction,
-                                          FIG2_RANGES, fig2_params, fitted, net_params, network,
-                                          over_budget, scoped_params, theory_uvw, uvw_plot)
+                                          FIG2_RANGES, fitted, net_params, network, over_budget,
+                                          scoped_params, theory_uvw, uvw_plot)
 
 
 # ===========================================================================
 # U2 + T4: the two-constant fit of Fig 2
+#: the Fig 2 rows of the corrected statement: every Fig 2 row (FIG2_ROWS) but the 20-layer small-initialisation
+#: leaky-ReLU/ReLU nets of catalogue U2 (ii) / E11 (Default, Narrow, ReLU) and ELU (its curves are not always matched;
+#: see the notes and the falsifier 'stated_elu')
+FIT_ROWS = ("Shallow", "Linear", "Tanh", "Swish")
+#: the printed 'for all networks' run through the same check on rows the corrected statement excludes: the Narrow row at
+#: its Table 1 size (20 x 50, gain 1.05, rate 0.005, 6000 epochs) on the B.1 data (dx = 0.5, dy = 1), seed 0; and
+#: the ELU instance the whole-suite sweep found (seed 20261126, draw 10)
+STATED = {
+    "stated": ("Narrow", {"units": 50, "epochs": 6000, "dx": 0.5, "dy": 1.0, "record_every": 20, "seed": 0}),
+    "stated_elu": ("ELU", {"units": 54, "epochs": 11593, "dx": 1.0705243483213107, "dy": 0.47950609146982526,
+                           "record_every": 35, "seed": 924569404}),
+}
+
 fit = Claim(
     id="vanrossem.network_two_constant_fit",
-    title="Two fitted constants make Eq 7 match |dh|^2, |dy|^2 and w of trained networks (Fig 2)",
+    title="Two fitted constants make Eq 7 match |dh|^2, |dy|^2 and w of trained networks (Fig 2): not for every "
+          "Fig 2 row",
     label="Fig 2, Eq 49",
     section="2.3, 3, B.1",
     equation="(7), (49)",
@@ -36,31 +50,61 @@ fit = Claim(
     statement=r"\text{``Despite only needing to fit two constants, the theory matches all three curves quite well "
               r"for all networks'' (l.120); } \tau_h,\tau_y=\arg\min\int(\|dh\|^2-\|dh\|^2_{\rm th})^2+"
               r"(\|dy\|^2-\|dy\|^2_{\rm th})^2+(w-w_{\rm th})^2\,dt\ \text{(Eq 49)}",
-    status="empirical",
-    # the setting of the paper's evidence (fig2_params: the Fig 2 rows with their own depth, gain and rate; Fig 5's
-    # data distances); no optimizer parameter: Fig 2 / l.120 concern networks trained by gradient descent
-    params=fig2_params(),
+    status="erratum",
+    corrected=r"\text{On the Fig 2 rows Shallow, Linear, Tanh and Swish the two constants fitted by Eq 49 make Eq 7 "
+              r"match the three curves (at most 10\% of their variation unexplained) and Eq 10 with them predicts "
+              r"the final } \|dh\|^2 \text{ within 10\%. Not for all networks: the 20-layer small-initialisation "
+              r"leaky-ReLU/ReLU rows (Default, Narrow, ReLU) fail it (catalogue E11, "
+              r"vanrossem.deep\_network\_discrepancy), and the ELU row's curves are not always matched (its Eq 10 "
+              r"end point is)}",
+    # the setting of the paper's evidence (fig2_params' ranges: the Fig 2 rows with their own depth, gain and rate; Fig
+    # 5's data distances) restricted to the rows of the corrected statement; no optimizer parameter: Fig 2 / l.120
+    # concern networks trained by gradient descent
+    params=scoped_params(FIT_ROWS, FIG2_RANGES, drop=("hidden", "gain", "lr", "optimizer", "batch_size"),
+                         default="Shallow", extra_doc=": its gain, rate and depth; width overridden by units"),
     validate=_validate_net,
-    notes="Operationalisation of 'matches quite well' (stated, not tuned): the fitted Eq 7 leaves at most 10% of the "
-          "variance of the three curves unexplained (Eq 49 cost / total variation), and Eq 10 with the fitted "
-          "constants and the epoch-0 values (D5) predicts the final |dh|^2 within 10% (catalogue R3 measured 1-3% on "
-          "the configurations that fit well; 10% allows seed-to-seed and float32/float64 differences). Runs that have "
-          "not learned the data (|dy|^2 off b by >1%) are inconclusive. Default: Table 1 'Shallow' at width 100. "
-          "Deep small-initialisation nets (Default, ReLU, Narrow, Intermediate) do NOT satisfy it (catalogue U2 (ii), "
-          "E11): see vanrossem.deep_network_discrepancy. Eq 49 units: rectangle rule over recorded epochs (D6). Scope "
-          "(fig2_params): the setting of the paper's evidence, i.e. the Fig 2 rows of Table 1 (Default, Shallow, "
-          "Narrow, Linear, ReLU, ELU, Tanh, Swish) each with its own depth, gain and rate (no hidden/gain/lr "
-          "override), width 50-100 (Narrow's 50 to the 20-layer budget; 500 is the slow reproductions), 6000-12000 "
-          "epochs, the data distances of B.1 and Fig 5 (dx in [0.5, 1.5], dy in [0.25, 1]); inconclusive past a "
-          "training work of 6e9 multiply-adds (~12 s, WORK_MAX; the range stays within it); no optimizer parameter (GD only; Adam: "
-          "vanrossem.adam_dynamics). Over the former shared ranges (dx, dy up to 10, 3-19 layers, any gain and rate) "
-          "sweep 20261126 gave 3 certified, 14 inconclusive, 3 refuted, all refutations outside this setting; over "
-          "this scope 19 certified, 1 inconclusive (over budget), 0 refuted (seed 20261126) and 16 certified, 3 "
-          "inconclusive (2 over budget, 1 ReLU net not yet learned at 6161 epochs), 1 refuted (seed 5150). Finding "
-          "kept (inside the paper's setting, catalogue E11): the 20-layer Default row is refuted on some draws, Eq 10 "
-          "with the fitted constants 15% off u_end (sweep 5150 draw 15, width 104) and 41% off at width 200 (seed 0), "
-          "while other Default draws certify: 'for all networks' (l.120) does not hold for every initialisation.",
-    catalogue="vanrossem §2.5 U2, §2.8 T4, §3 R3",
+    notes="Erratum (audit, issue 20): l.120 says the two-constant fit matches 'quite well for all networks' of Fig 2. "
+          "(1) It does not on the 20-layer small-initialisation leaky-ReLU/ReLU rows (catalogue U2 (ii), E11; "
+          "vanrossem.deep_network_discrepancy): the falsifier 'stated' runs the same check on the Narrow row at its "
+          "Table 1 size (20 x 50, 6000 epochs, B.1 data dx = 0.5, dy = 1, seed 0): unexplained fraction 0.126, Eq 10 "
+          "with the fitted constants 25% above u_end. Measured there on seeds 0-5: Narrow refuted on 5 of 6 (Eq 10 "
+          "+16% to +132%; seed 5: +5.7%), Default and ReLU at width 100 refuted on every draw that learned the data "
+          "(7 of 12; Eq 10 +35% to +96%; the other 5 had not left the plateau by epoch 6000); catalogue U2 at width "
+          "500: Default +67%, ReLU +78%, Narrow +34%. Away from the B.1 data these rows often pass (over dx in [0.5, "
+          "1.5], dy in [0.25, 1] at widths 50-100: 10 of 12 draws), which is why they are excluded, not asserted to "
+          "fail everywhere. Possibly convention-dependent (catalogue D1-D3: full-batch GD, mean MSE, 21 affine "
+          "layers), as E11 says. "
+          "(2) The ELU row's end point matches (Eq 10 within 4.9% on every ELU draw) but its curves not always: "
+          "|dh|^2 first shrinks by 15-27% which the fitted Eq 7 from the same epoch-0 values does not follow, leaving "
+          "13-14% of the variation unexplained. The falsifier 'stated_elu' is the whole-suite sweep's instance (seed "
+          "20261126 draw 10: width 54, dx = 1.07, dy = 0.48, unexplained 0.131, Eq 10 within 0.7%). Measured: 1 of 37 "
+          "random ELU draws over the declared ranges refuted (width 50, dx = 1.47, dy = 0.47: unexplained 0.141); "
+          "not a finite-width effect: that instance at the paper's width 500 (same seed and data) leaves 0.103 "
+          "unexplained (Eq 10 within 0.08%) and seed 1 there 0.011: the failure is seed-dependent at every width, not a narrow-width artefact; at the sweep instance's data other seeds passed at widths "
+          "50-200 (0.005-0.045), seed 3 at width 100 only just (0.095). So ELU is excluded from the corrected rows "
+          "rather than given its own width range. "
+          "Corrected statement: the fit on the other Fig 2 rows, Shallow, Linear, Tanh and Swish: 52 random draws "
+          "over the declared ranges (13 a row, widths 50-100) all certified, largest unexplained fraction 0.070 and "
+          "Eq 10 error 5.4% (Tanh, width 66, dx = 0.64, dy = 0.29). "
+          "Operationalisation of 'matches quite well' (stated a priori, not tuned; unchanged by the audit): the fitted "
+          "Eq 7 leaves at most 10% of the variation of the three curves unexplained (Eq 49 cost / total variation: "
+          "the shapes) and Eq 10 with the fitted constants and the epoch-0 values (D5) predicts the final |dh|^2 "
+          "within 10% (the end point; catalogue R3 measured 1-3% on the configurations that fit well; 10% allows "
+          "seed-to-seed and float32/float64 differences). Runs that have not learned the data (|dy|^2 off b by >1%) are "
+          "inconclusive. Default: Table 1 'Shallow' at width 100. Eq 49 units: rectangle rule over recorded epochs "
+          "(D6). Scope: the four rows, each with its own depth, gain and rate (no hidden/gain/lr override), width "
+          "50-100 (1/10 to 1/5 of the rows' 500; 500 is the slow reproductions), 6000-12000 epochs, the data "
+          "distances of B.1 and Fig 5 (dx in [0.5, 1.5], dy in [0.25, 1]); inconclusive past a training work of 6e9 "
+          "multiply-adds (~12 s, WORK_MAX; the range stays within it); no optimizer parameter (GD only; Adam: "
+          "vanrossem.adam_dynamics). "
+          "History: status empirical until this audit. Over the former shared ranges (dx, dy up to 10, 3-19 layers, "
+          "any gain and rate) sweep 20261126 gave 3 certified, 14 inconclusive, 3 refuted, all outside the Fig 2 "
+          "setting; over the eight Fig 2 rows 19 certified, 1 inconclusive (seed 20261126) and 16 certified, 3 "
+          "inconclusive, 1 refuted (seed 5150: Default, Eq 10 15% off; 41% off at width 200, seed 0; then kept as a "
+          "'finding'), and the whole-suite sweep (seed 20261126) refuted 2 of 20: ReLU at width 99 (Eq 10 +24%) and "
+          "the ELU instance above: the printed statement is wrong on those rows, hence the erratum. Sweeps of the "
+          "corrected form: 20 certified of 20 on seed 880017 and on seed 20261126.",
+    catalogue="vanrossem §2.5 U2, §2.8 T4, §3 R3, §4 E11",
     covers=("U2", "T4", "R3"),
 )
 
@@ -101,6 +145,33 @@ def _(p):
 
 fit.property(over=("seed",), max_examples=3,
              description="the Shallow (width 100) fit certifies for other initialisation seeds")
+
+
+@fit.falsifier({
+    "stated": {"description": "the printed 'for all networks' (l.120) on the Narrow row at its Table 1 size (20 x 50, "
+                              "6000 epochs, B.1 data dx = 0.5, dy = 1), seed 0: unexplained fraction 0.126, Eq 10 25% "
+                              "above u_end (catalogue E11)",
+               "fixed": STATED["stated"][1], "search": ("seed",), "max_examples": 4},
+    "stated_elu": {"description": "the printed 'for all networks' on the ELU row at the whole-suite sweep's instance "
+                                  "(seed 20261126 draw 10: width 54, dx = 1.07, dy = 0.48): unexplained fraction 0.131 "
+                                  "(|dh|^2 first shrinks by 27%, which the fitted Eq 7 trajectory from the same "
+                                  "epoch-0 values does not follow), Eq 10 within 0.7%",
+                   "fixed": STATED["stated_elu"][1]},
+})
+def fit_stated(p, variant):
+    """The same check (Eq 49 fit; unexplained fraction and Eq 10 within 10%) on a Fig 2 row the corrected statement
+    excludes, the row taken from STATED whatever ``config`` says (the declared rows are the corrected statement's)."""
+    row = STATED[variant][0]
+    q = p.replace(config=row)
+    if over := over_budget(q):
+        return over
+    out = _fit_outcome(q)
+    out.message = f"{row} row (printed 'for all networks'): {out.message}"
+    if out.decide() == "refuted":
+        # the witness is the run of the excluded row, not the declared config the framework would fill in
+        out.counterexample = {"config": row, **{k: p[k] for k in ("units", "epochs", "seed", "record_every", "dx",
+                                                                 "dy")}}
+    return out
 
 
 @fit.reproduction(slow=True)
@@ -174,7 +245,13 @@ deep = Claim(
           "direction of the discrepancy holds on the Narrow net, its size is the Default row's. "
           "Structural reason (catalogue U2 (iii)): in Eq 7 the escape time is ~ln(1/eps)/lambda_+ and the transition "
           "width a few 1/lambda_+, so plateau/width ~ ln(1/eps)/few, while deep nets have plateau/width ~ 17. This "
-          "contradicts the l.120 'for all networks' in our conventions (possibly convention-dependent: D1-D3).",
+          "contradicts the l.120 'for all networks' in our conventions (possibly convention-dependent: D1-D3): "
+          "vanrossem.network_two_constant_fit is an erratum on that ground, its printed form refuted on the Narrow row "
+          "at its Table 1 size (falsifier 'stated'; seeds 0-5 at the B.1 data: 5 of 6 refuted, Eq 10 +16% to +132%), "
+          "its corrected form certified on the other Fig 2 rows. Away from the B.1 data the discrepancy is not "
+          "universal at widths 50-100 either: over Fig 5's data distances (dx in [0.5, 1.5], dy in [0.25, 1]) 10 of "
+          "12 Default/Narrow/ReLU draws passed the two-constant fit's 10% criteria (audit, issue 20), which is why "
+          "this claim stays at the B.1 data.",
     catalogue="vanrossem §4 E11, §2.5 U2 (ii)-(iii)",
     covers=("E11",),
 )
