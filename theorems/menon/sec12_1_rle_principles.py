@@ -46,7 +46,10 @@ mean_curv = Claim(
           "the projection onto T_m M ⊖ T_m O. For the DLN, phi_* H is compared with -grad_{g^N} S = "
           "-Q_N Sigma' Q_0^T (12.8) (valid because phi is a Riemannian submersion, Thm 13); for the isospectral "
           "orbits the normal space at diag(x) is the diagonal and S = c log van(x) (Remark 16; c = 2 Hermitian, "
-          "1 real symmetric). Line 906 of the brief is principle (1); principle (2) is on line 907.",
+          "1 real symmetric). Line 906 of the brief is principle (1); principle (2) is on line 907."
+          "  Tolerance/residual at the defaults ~1.5e4 (audit rmen8): 100 N d^2 eps cond(Gram) (|phi_* H| + |grad"
+          " S|) bounds the O(N d^2)-term sums as if every rounding error had the same sign, times the Gram"
+          " inverse's amplification; the observed difference is ~1 eps.  Kept as a bound, not tuned.",
     catalogue="menon §2.9 G12.1; §2.8 Thm 15(b); §4 E17",
 )
 

@@ -80,7 +80,10 @@ transpose = Claim(
     notes="The printed identity holds when W is symmetric (or d = 1) and fails otherwise; (4.17) itself is "
           "right, because A is self-adjoint (Lemma 1), not because of line 262.  The parts certified: the "
           "corrected transpose rule, symmetry of the matrix of A, its positive definiteness (smallest "
-          "eigenvalue above its rounding bound) and (4.17) from the polarization identity (4.13).",
+          "eigenvalue above its rounding bound) and (4.17) from the polarization identity (4.13)."
+          "  Tolerance/residual at the defaults ~3e4 (audit rmen8): the worst-case bound SAFETY N d eps kappa"
+          " (kappa = 30 there) of the _metric docstring, against ~1 eps of observed rounding; kept as a bound,"
+          " not tuned.",
     catalogue="menon §2.3 A1; §4 E4",
 )
 
@@ -303,7 +306,10 @@ gradient = Claim(
     ],
     notes="E(W) = 1/2|W-Y|^2 + 1/8|W-Y|^4 (not quadratic, so E' is not affine).  dE(W)(Z) is computed "
           "independently of E' by the complex-step derivative Im E(W + i h Z)/h, h = 1e-30 (exact to rounding). "
-          "The printed (4.19) would make grad E = E'; with it (4.15) would not be the gradient flow.",
+          "The printed (4.19) would make grad E = E'; with it (4.15) would not be the gradient flow."
+          "  Tolerance/residual at the defaults ~2e5 (audit rmen8): SAFETY (N d eps kappa + d^2 eps) cond(A)"
+          " |E'||Z| with kappa = 30 and cond(A) = 13 is the first-order worst case of a psd_power and a solve;"
+          " the observed difference is a few eps |E'||Z|.  Kept as a bound, not tuned.",
     catalogue="menon §2.3 A2; §4 E5",
 )
 
@@ -380,7 +386,11 @@ flow = Claim(
           "equals Tr(E'^T A(E')) = |grad E|^2_{g^N} (so dL/dt = dE/dt: overparametrization does not change "
           "the speed); (ii) on full rank, |A(E')|^2_{g^N} = Tr(A(E')^T A^{-1} A(E')) equals it too (4.22); "
           "(iii) rank preservation: A(E') lies in T M_r, i.e. U_perp^T A(E') V_perp = 0.  Requires N >= 2 "
-          "for (iii) (falsifier depth_one).  grad = A(E') is menon.riemannian_gradient.",
+          "for (iii) (falsifier depth_one).  grad = A(E') is menon.riemannian_gradient."
+          "  Tolerance/residual at the defaults ~6e5 (audit rmen8): the parts use the worst-case relative bound"
+          " SAFETY N d eps kappa with kappa(WW^T) = 1.1e3 at the default balanced point (lambda^N spreads the"
+          " singular values), while the upstairs and downstairs dissipations agree to ~1 eps; kept as a bound,"
+          " not tuned.",
     catalogue="menon §2.3 Thm 3",
 )
 
