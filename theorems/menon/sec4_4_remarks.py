@@ -344,7 +344,7 @@ norm = Claim(
                   search=(2, 5)),
         Param.seed("seed of the layers and of the target Y of E = 1/2|W - Y|^2"),
         Param.float("T", 0.5, 0.0, 5.0, "time of the gradient flow (3.5) at which (4.23) is checked with G_p from "
-                    "t = 0 (T = 0: at the initial point, where (4.23) is the trace of the definition of G)"),
+                    "t = 0 (T = 0: the trace of the definition of G, inconclusive)"),
         Param.float("h", 0.01, 0.0, 0.1, "step of the implicit midpoint rule (a step whose fixed-point iteration "
                     "does not converge is split, as in menon.balanced_invariance)", low_open=True),
     ],
@@ -352,8 +352,8 @@ norm = Claim(
           "bound along the flow: G_p is fixed by the initial point and W_p = W_p(t).  The numeric check therefore "
           "takes G_p from W(0) and evaluates (4.23) and the N = 2 identity at W(T) (implicit midpoint for "
           "E = 1/2|W - Y|^2, which conserves each C_p exactly up to rounding); at one point with G computed "
-          "from that point (T = 0) (4.23) is the trace of the definition, true for every W (audit rmen8: the "
-          "check was only that).  The N = 2 identity (catalogue §2.2 R7) gives |K|^2 - |G||K| <= |W|^2, the only part of the "
+          "from that point (T = 0) (4.23) is the trace of the definition, true for every W, so T = 0 is "
+          "inconclusive (audit rmen8: the check was only that).  The N = 2 identity (catalogue §2.2 R7) gives |K|^2 - |G||K| <= |W|^2, the only part of the "
           "'equivalence' of bounds on |W_1| and |W| that is checked (the general-N claim is stated without proof). "
           "Falsifier: the (4.8) sign convention G_p = W_{p+1}^TW_{p+1} - W_pW_p^T in the same formulas.",
     catalogue="menon §2.2 R7; §4 E1",
@@ -418,6 +418,10 @@ def _norm_outcome(p, sign=+1):
 @norm.numeric(backends=("numpy", "cupy"))
 def _norm_numeric(p):
     """(4.23) for every p and |W_2W_1|² = Tr K² - Tr GK at W(T) with G_p from W(0), in the (4.2) convention."""
+    if p.T == 0:
+        return inconclusive("T = 0: with G_p computed from the same point, (4.23) and the N = 2 identity are the "
+                            "trace of the definition of G_p (true for every W); Remark 7's bound is along the flow, "
+                            "T > 0")
     out = _norm_outcome(p)
     if "tol_product" in out.values and out.values["inequality_|K|^2-|G||K|-|W|^2"] > out.values["tol_product"]:
         out.residual = max(out.residual, 2.0)
