@@ -202,7 +202,8 @@ bm_proj = Claim(
           "so the check also compares p_3 and p_4 of the eigenvalues (radial: r^4), whose rates "
           "6d p_1/beta and (8d p_2 + 4 p_1^2)/beta test grad S pair by pair. All predictions are "
           "exact for all t (the generator closes on these power sums), and the samples are exact Gaussian increments (no time stepping), so the only error "
-          "is Monte-Carlo: tolerance 5 standard errors. Also contradicts (12.4) at kappa = 1.",
+          "is Monte-Carlo: tolerance 5 standard errors. Also contradicts (12.4) at kappa = 1."
+          "  The catalogue's E13 row cites line 906; principle (3) is printed on line 908 (906 is principle (1)).",
     catalogue="menon §2.9 G12.1; §4 E13",
 )
 
