@@ -207,8 +207,8 @@ def _transpose_numeric(p, gate):
         # below KAPPA_MAX, e.g. 1e8-1e9): its sign is not decided in floating point; every other part holds.
         # (audit rmen8: W = diag(1, 0.5, 3e-5), N = 4 was refuted here although W is invertible)
         return inconclusive(f"the smallest eigenvalue of A_(N,W), {float(ev[0]):.3g} (relative {margin:.3g}), lies "
-                            f"within its rounding bound (relative {rel:.3g}, kappa(WW^T) = {vals['kappa']:.3g}): positive "
-                            f"definiteness is not decidable at this precision",
+                            f"within its rounding bound (relative {rel:.3g}, kappa(WW^T) = {vals['kappa']:.3g}): "
+                            f"positive definiteness is not decidable at this precision",
                             **{k: v for k, v in out.values.items()})
     return out
 

@@ -353,7 +353,8 @@ norm = Claim(
           "takes G_p from W(0) and evaluates (4.23) and the N = 2 identity at W(T) (implicit midpoint for "
           "E = 1/2|W - Y|^2, which conserves each C_p exactly up to rounding); at one point with G computed "
           "from that point (T = 0) (4.23) is the trace of the definition, true for every W, so T = 0 is "
-          "inconclusive (audit rmen8: the check was only that).  The N = 2 identity (catalogue §2.2 R7) gives |K|^2 - |G||K| <= |W|^2, the only part of the "
+          "inconclusive (audit rmen8: the check was only that).  The N = 2 identity (catalogue §2.2 R7) gives "
+          "|K|^2 - |G||K| <= |W|^2, the only part of the "
           "'equivalence' of bounds on |W_1| and |W| that is checked (the general-N claim is stated without proof). "
           "Falsifier: the (4.8) sign convention G_p = W_{p+1}^TW_{p+1} - W_pW_p^T in the same formulas.",
     catalogue="menon §2.2 R7; §4 E1",
