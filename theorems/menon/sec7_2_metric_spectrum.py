@@ -116,7 +116,8 @@ def _spectrum_check(p, eig=None, require_pd=True, gate=False):
         # invertible W with kappa(WW^T) ~ 1e8-1e9 (below KAPPA_MAX): lambda_min of A ~ N sigma_min^{2-2/N} lies
         # inside rel |A|; every other part holds (audit rmen8: sigmas = (1, 0.5, 3e-5), N = 4 was refuted)
         return inconclusive(f"the smallest eigenvalue of A_(N,W), {vals['min_eigenvalue']:.3g} (relative "
-                            f"{margin:.3g}), lies within its rounding bound (relative {rel:.3g}, kappa(WW^T) = {kappa:.3g}): "
+                            f"{margin:.3g}), lies within its rounding bound (relative {rel:.3g}, kappa(WW^T) = "
+                            f"{kappa:.3g}): "
                             f"positive definiteness is not decidable at this precision", **out.values)
     return out
 
