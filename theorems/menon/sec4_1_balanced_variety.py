@@ -39,7 +39,8 @@ sign = Claim(
         Param.int("d", 3, 1, 8, "width of every layer (ignored when widths is given)", search=(1, 4)),
         Param.int("N", 3, 2, 8, "depth", search=(2, 5)),
         Param.seed("seed of the random initial layers and target"),
-        Param.float("T", 0.5, 0.0, 5.0, "time horizon of the flow (T = 0: only the initial point)"),
+        Param.float("T", 0.5, 0.0, 5.0, "time horizon of the flow (T = 0: only the initial point, where membership "
+                    "is the definition of G: inconclusive)"),
         Param.float("h", 0.01, 0.0, 0.1, "step of the implicit midpoint rule (a step whose fixed-point iteration "
                     "does not converge is halved, recursively)", low_open=True),
         Param.vector("widths", None, "rectangular widths d_0..d_N (footnote 1); overrides d and N"),
@@ -49,7 +50,9 @@ sign = Claim(
           "W_{p+1}^TW_{p+1}, which the initial point satisfies only if C_p(0) = 0: the two displays use "
           "opposite signs.  The index range '1 <= p <= n' of (4.8) must be 1 <= p <= N-1 (p = N would need "
           "W_{N+1}).  The suite keeps C_p = W_{p+1}^TW_{p+1} - W_pW_p^T = G_p(4.8) = -G_p(4.2).  The numeric "
-          "check puts W(0) and W(T) (implicit midpoint, quadratic energy) on M_G with the corrected G.",
+          "check puts W(0) and W(T) (implicit midpoint, quadratic energy) on M_G with the corrected G; "
+          "W(0) on M_G is the corrected definition read back (true for every W(0)), so T = 0 alone is "
+          "inconclusive (audit rmen8: it certified on that identity).",
     catalogue="menon §2.2 B1; §4 E1",
 )
 
@@ -85,6 +88,10 @@ def _(p):
     tol = 8 * max(widths) * EPS * _scale(Ws)
     values = {"residual_t0": r0, "widths": widths}
     resid = r0
+    if p.T == 0:
+        # with the corrected G, W(0) in M_G is the definition of G read back: true for every W(0), no evidence
+        return inconclusive("T = 0: with the corrected G_p, W(0) lies on M_G by the definition of G_p (true for "
+                            "every W(0)); the claim's content, W(t) on M_G, needs T > 0", **values)
     if p.T > 0:
         if too_many_steps(p.T, p.h):
             return too_many_steps(p.T, p.h)

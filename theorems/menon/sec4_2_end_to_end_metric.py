@@ -260,7 +260,12 @@ partial = Claim(
     notes="The seed prints the exponents with a lower-case n (conversion artefact for N); the off-by-one "
           "N-p -> N-p+1 in A_p is not an artefact.  The B_p formulas are correct.  Line 564 also writes "
           "B_{p-1}B_{p-1}^T where (4.9) has B_{p-1}^T B_{p-1} (falsifier 'line564_BBt').  (4.11) is "
-          "unaffected (menon.end_to_end_balanced).",
+          "unaffected (menon.end_to_end_balanced)."
+          "  Tolerance/residual at the defaults ~1.5e5 (audit rmen8): the tolerance is the worst-case first-order"
+          " bound SAFETY N d eps kappa |W|^2 of the _metric docstring with kappa = kappa(WW^T) = 1.1e3 there, an"
+          " eigh error d eps lambda_max landing on the smallest eigenvalue in full; the observed rounding is ~1"
+          " eps |W|^2 (eigh does far better than that worst case on these matrices).  Kept as a bound (not tuned"
+          " to an instance).",
     catalogue="menon §2.3 Thm 2 proof; §4 E3",
 )
 

@@ -40,7 +40,11 @@ scalar_conics = Claim(
     notes="The index list (v_{N-1},...,v_1,w_1) on line 378 should be (v_N,...,v_2,w_1) (typo; (5.10) uses "
           "v_{p+1}, 1 <= p <= N-1).  Energy E = (w - y)^2 / 2.  Numeric check: adaptive Dormand-Prince "
           "5(4) (solvers.rk); since each C_p is a first integral, its drift is exactly the sum over steps "
-          "of the local errors projected on grad C_p, bounded with the controller's local-error bound.",
+          "of the local errors projected on grad C_p, bounded with the controller's local-error bound."
+          "  Tolerance/residual at the defaults ~2e5 (audit rmen8): the tolerance adds the controller's"
+          " local-error BOUND sqrt(N)(atol + rtol|w|) over all 379 accepted steps, as if every step used its"
+          " whole error budget in the direction of grad C_p; dopri5's actual local errors are far below the"
+          " budget and of both signs.",
     catalogue="menon §2.4 P3, §2.6 K2, §5.2 (scalar GD identity)",
     covers=("K2",),
 )

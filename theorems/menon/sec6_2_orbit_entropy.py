@@ -366,7 +366,10 @@ orbit_volume_constant = Claim(
           "the metric induced from M_d^N, so the fibre volume is vol(O_d, Frobenius)^{N-1} times the "
           "density of menon.entropy_formula.  Numeric check: vol(O_d) measured in a chart "
           "(d=1 counting, d=2 chord sums, d=3 Euler angles) against the closed form.  Reproduction: the "
-          "d=N=2 orbit length from chord sums in M_2^2, with no use of the group structure.",
+          "d=N=2 orbit length from chord sums in M_2^2, with no use of the group structure."
+          "  Tolerance/residual at the defaults ~2e4 (audit rmen8): the tolerance is the last Richardson"
+          " correction |R2 - R1|, an estimate of the O(n^-4) error of R1, while the value compared is R2 (error"
+          " O(n^-6)); it is the quadrature's own error estimate, deliberately conservative.",
     catalogue="menon §2.5 Thm 10 (b); §3; §4 E11",
 )
 

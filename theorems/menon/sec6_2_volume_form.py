@@ -110,7 +110,10 @@ volume_form = Claim(
           "normalisation of dQ, because density/printed is not constant in Sigma.  Numeric check: "
           "sqrt det(J^T A^{-1} J) with A = A_{N,W} assembled from (4.14) by fractional powers "
           "(independent of Lemma 1's spectral formula).  N = 1 is the Euclidean case and the printed "
-          "form is then right up to the constant.",
+          "form is then right up to the constant."
+          "  Tolerance/residual at the defaults ~3e4 (audit rmen8): the first-order bound of _density_tolerance"
+          " (8 d^2 eps (cond A + kappa^2) per entry, times n cond(M) for log det) is a worst case over every"
+          " entry and direction; the observed relative difference is ~1 eps.  Kept as a bound, not tuned.",
     catalogue="menon §2.5 Thm 11; §3; §4 E2 (`density`, t_sym_vol.py)",
 )
 
