@@ -243,6 +243,14 @@ def _limit_outcome(p, init=None, numba=False):
     Lp = Ls[:-1]
     if len(Lp) < 2:
         raise ParamError("parameters L_min, L_max: the Cauchy check needs at least three depths (L_max >= 4 L_min)")
+    # a difference at the rounding floor of the weights (or exactly 0: sweep 27182818 draw 0, T/eta = 1.1, one GD step
+    # moved every depth alike) has no slope: the Cauchy rate is not measurable there
+    zmax = max(float(np.max(np.abs(r["snap_V"]))) + float(np.max(np.abs(r["snap_W"]))) for r in runs.values())
+    floor = 64 * EPS * max(zmax, 1.0) * max(Ls)
+    if min(D) <= floor:
+        return inconclusive(f"sup |Z^L - Z^2L| = {min(D):.3g} at some depth pair is at the rounding floor {floor:.3g} "
+                            f"(T/eta = {p.T / p.eta:.3g} GD steps): no Cauchy rate to measure; take a longer T",
+                            sup_Z_diff=D, sup_F_diff=E, depths=Lp)
     sD, sE = _slopes(Lp, D), _slopes(Lp, E)
     # residual: the worst judged slope's distance from the 1/L rate; tolerance CAUCHY_SLACK = 1/2, i.e. a fall of at
     # least 2^(-1/2) per doubling, a geometric (summable) decrease: the Cauchy criterion of the theorem's convergence
