@@ -293,6 +293,10 @@ def _(p):
     and a COI decrease next to A_1."""
     if p.w <= p.N * (p.N + 1):
         return inconclusive(f"hypothesis w > N(N+1) fails (w = {p.w}, N(N+1) = {p.N * (p.N + 1)})")
+    if np.all(np.random.default_rng(p.seed).standard_normal((p.w, p.N)) >= 0):
+        # the hypothesis A-hat not >= 0 (l.136): a non-negative A-hat has no negative mass for A_1 to keep (fresh
+        # sweep 27182818 draw 2: N = 1, w = 3, all three entries positive, probability 1/8, 'A_1 not non-negative' refuted)
+        return inconclusive("hypothesis A-hat not non-negative fails: this seed's A-hat is entrywise >= 0")
     return _path_outcome(p)
 
 
