@@ -189,7 +189,7 @@ def hamilton_rhs(t, y, args):
 
 def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float = 1e-12,
           backend: str = "numba", variant: int = 0, blowup: float = 1e6, max_steps: int = 200_000,
-          max_total_steps: int | None = None):
+          max_total_steps: int | None = None, partial: bool = False):
     """Integrate Hamilton's equations on ``p in [0, 1]`` from ``(A0, B0)`` and return the states
     at ``n_out + 1`` equispaced points as an array ``(n_out + 1, 2 w N + 1)``, plus the total
     accepted steps; ``None`` states when the path blows up (norm above ``blowup``).
@@ -200,7 +200,8 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
     across it until the local tolerance holds again, so no event location is needed for the
     tolerances used here (checked against the NumPy reference and by halving rtol).  ``max_total_steps``
     bounds the steps (accepted and rejected) over the whole path: past it the path is stiff and ``None``
-    is returned, as for a blow-up."""
+    is returned, as for a blow-up.  ``partial``: instead of ``None``, return the states reached before the
+    blow-up (the first ``k + 1`` output points, ``k >= 0``)."""
     A0 = _as_matrix(A0, "A0")
     B0 = _as_matrix(B0, "B0")
     if A0.shape != B0.shape:
@@ -217,7 +218,7 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
     for k in range(n_out):
         seg = max_steps if budget is None else min(max_steps, budget)
         if seg <= 0:
-            return None, steps
+            return (out[:k + 1] if partial else None), steps
         try:
             if backend == "numba":
                 y, acc, rej = rk.dopri5(hamilton_rhs, ps[k], y, ps[k + 1], (w, N, float(Lt), int(variant)),
@@ -228,11 +229,11 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
             else:
                 raise ValueError(f"unknown backend {backend!r} (numpy or numba)")
         except RuntimeError:
-            return None, steps
+            return (out[:k + 1] if partial else None), steps
         steps += acc
         if budget is not None:
             budget -= acc + rej
         if not np.all(np.isfinite(y)) or np.max(np.abs(y[:-1])) > blowup:
-            return None, steps
+            return (out[:k + 1] if partial else None), steps
         out[k + 1] = y
     return out, steps
