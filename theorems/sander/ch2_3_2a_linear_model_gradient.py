@@ -214,7 +214,9 @@ flow = Claim(
           "c(N) = N max_n ||nabla_n||_F converges as N doubles (|c(2N)/c(N) - 1| <= 2 (1/q + 1/N): the change of the "
           "residual Pi^N - B, q = ||Pi^N - B||/||Pi^N - Pi^2N||, plus the O(1/N) Riemann-sum correction; inconclusive "
           "for q < 3, next to the optimum); (b) the flow with the appendix gradient (l.992, no factor 2) at time 2t "
-          "equals the true-gradient flow at time t (DOP853 at rtol 1e-10: tolerance 1e-7 relative).  The fixed points "
+          "equals the true-gradient flow at time t: reported only (read-through, issue 21: both fields come from one "
+          "routine that differs by the factor 2, so the comparison measures DOP853's error and cannot fail; the factor "
+          "itself is certified against finite differences in sander.linear_gradient).  The fixed points "
           "coincide trivially (the two gradients are proportional).  Falsifier: 'nabla_n = O(1)' without the factor N.",
     catalogue="sander_part1 §2.2 L3; §4 E2",
     covers=("L3",),
@@ -241,7 +243,7 @@ def _flow_ab(p):
 
 @flow.numeric
 def _(p):
-    """N max_n ||nabla_n|| is N-independent (to 10 %) and the l.992 flow at 2T is the true flow at T."""
+    """N max_n ||nabla_n|| is N-independent (rate model 2 (1/q + 1/N)); the l.992 flow at 2T vs the true flow at T is reported."""
     c1, c2 = _gnorm(p, p.N, lambda N: N), _gnorm(p, 2 * p.N, lambda N: N)
     if c1 == 0:
         return inconclusive("zero gradient: the instance is at a fixed point", c_N=c1)
@@ -263,11 +265,14 @@ def _(p):
     if q < 3:
         return inconclusive(f"Pi^N is within 3 discretisation changes of B (q = {q:.3g}): the relative change of "
                             "N max||nabla_n|| measures the optimum's neighbourhood, not the scaling", c_N=c1, q=q)
+    # (b) the l.992 flow at 2T against the true flow at T is REPORTED, not judged: both fields come from the same
+    # routine (`grad`, convention factor 2 vs 1), so their gap is solver error only and cannot fail on the claim
+    # (read-through, issue 21); that the l.992 gradient is half the true one is certified against central finite
+    # differences by sander.linear_gradient
     rel = _flow_ab(p)
-    return Outcome.from_parts({"N nabla_n = O(1)": (abs(c2 / c1 - 1), 2 * (1 / q + 1 / p.N)),
-                               "time rescaling x2": (rel, 1e-7)},   # DOP853 at rtol 1e-11, accumulated over the run
-                              "rescaled gradient and time rescaling",
-                              {"c_N": c1, "c_2N": c2, "q": q, "rel_flow_gap": rel})
+    return Outcome.from_parts({"N nabla_n = O(1)": (abs(c2 / c1 - 1), 2 * (1 / q + 1 / p.N))},
+                              "rescaled gradient N nabla_n = O(1) (time rescaling x2 reported)",
+                              {"c_N": c1, "c_2N": c2, "q": q, "rel_flow_gap_reported": rel})
 
 
 flow.property(over=("N", "d", "seed"), max_examples=6)

@@ -403,13 +403,14 @@ def _(p):
 # L7: Lemma 2.6 (compactness of psi_N on [0, 1] x R_+)
 l26 = Claim(
     id="sander.lemma26_compactness",
-    title="Lemma 2.6: psi_N(s, t) = theta_{ceil(Ns)}(t) is equi-Lipschitz in s uniformly in t, with an integrable time derivative",
+    title="Lemma 2.6: psi_N(s, t) = theta_{floor(Ns)}(t) (l.844; ceil keeps the index in 1..N) is equi-Lipschitz in s uniformly in t, with an integrable time derivative",
     label="Lemma 2.6",
     section="2.3.2, App 2.A.3",
     equation="l.844",
-    lines=(842, 848),
-    statement=r"(\psi_N)	ext{ has a subsequence converging uniformly on }[0,1]	imes\mathbb R_+	ext{ to a Lipschitz }\psi;"
-              r"\ \|\dot	heta_n\|\le\sqrt{2eM\ell_0}e^{-mt/e}",
+    lines=(844, 844),
+    statement=r"\psi_N(s,t)=\theta^N_{\lfloor Ns\rfloor}(t):\ (\psi_N)\text{ has a subsequence converging uniformly on }[0,1]\times\mathbb R_+\text{ to a }\psi\text{ Lipschitz in }s\text{ and }t;"
+              r"\ \text{via }\|\dot\theta_n\|_F\le\sqrt{bM\ell_0}\,e^{-amt/2}\ (a,b\text{ of the true gradient; the printed }"
+              r"\sqrt{2eM\ell_0}e^{-mt/e}\text{, l.1016/l.1110, has the l.992 constants, E2})",
     status="holds", bound=True,
     params=[Param.int("N", 4, 2, 32, "smallest depth (N and 2N are trained)", search=(2, 6)),
             Param.seed("seed of psi_init and B"),

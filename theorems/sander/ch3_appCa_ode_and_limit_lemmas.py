@@ -100,12 +100,13 @@ frob.tightness(over=("m", "r", "n", "seed"), max_examples=30)
 # T3.6: cited Lemmas 3.19 / 3.20
 ode = Claim(
     id="sander.cited_ode_lemmas",
-    title="Lemmas 3.19 (Picard-Lindelof) and 3.20 (Caratheodory): a linear-growth field gives a global solution with ||U(t)|| <= ||U(0)|| e^{Ct}",
+    title="Lemmas 3.19 (Picard-Lindelof) and 3.20 (Caratheodory): a field uniformly C-Lipschitz in U with g(0, r) = 0 gives a unique global solution with ||U(t)|| <= ||U(0)|| e^{Ct}",
     label="Lemmas 3.19, 3.20",
     section="3.C",
     equation="",
     lines=(2636, 2662),
-    statement=r"\|g(U,r)\|\le C\|U\|\Rightarrow\dot U=g(U,t)\text{ has a unique global (Caratheodory) solution}",
+    statement=r"g(\cdot,r)\text{ uniformly }C\text{-Lipschitz (a.a. }r),\ g(0,r)\equiv0\Rightarrow U(s)=U_0+\int_0^sg(U(r),r)dr"
+              r"\text{ has a unique global (Caratheodory) solution},\ \|U(s)\|\le\|U_0\|e^{Cs}",
     status="heuristic",
     params=[Param.int("dim", 4, 1, 32, "dimension of U"),
             Param.float("C", 1.0, 0.0, 10.0, "growth constant", low_open=True),
@@ -116,10 +117,12 @@ ode = Claim(
             Param.seed("seed")],
     notes="Cited textbook results (registered as heuristic: nothing of the thesis to refute).  Checked consequence "
           "used by Prop 3.8/3.9: for g(U, r) = C tanh(A(r) U) with ||A(r)||_2 <= 1 piecewise constant in r (a "
-          "Caratheodory field, discontinuous in time), the solution exists on [0, T] and obeys the Gronwall bound "
+          "Caratheodory field, discontinuous in time; C-Lipschitz in U with g(0, r) = 0, Lemma 3.20's hypotheses), the solution exists on [0, T] and obeys the Gronwall bound "
           "||U(t)|| <= ||U(0)|| e^{Ct} (DOP853 per piece, rtol 1e-11: tolerance 1e-8 relative).  Falsifier: the "
           "superlinear g = C U^2 (catalogue E7's example) violates the growth hypothesis and leaves the bound (blow-up at "
-          "t = 1/(C U0)).",
+          "t = 1/(C U0)).  Read-through (issue 21): the statement used to read '||g(U, r)|| <= C||U|| => unique global solution', "
+          "which drops the Lipschitz hypothesis of Lemma 3.20 (l.2646-2650; linear growth alone gives no uniqueness: "
+          "g(U) = sqrt|U - 1| near U = 1); it now states the lemma's hypotheses and the Gronwall bound of its proof (l.2658).",
     catalogue="sander_part1 §2.8 T3.6",
     covers=("T3.6",),
 )
