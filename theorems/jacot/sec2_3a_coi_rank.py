@@ -508,6 +508,14 @@ def _(p):
             "plain_pinv": plain, "srank": srank}
     if IMG_HOLDS < res < IMG_FAILS:
         return inconclusive(f"image-condition residual {res:.2g} in the grey zone ({IMG_HOLDS:g}, {IMG_FAILS:g})", **vals)
+    if max(A.shape) * EPS * cond ** 2 > 1e-2:
+        # the convention's COI comes from the eigenvalues of the Gram sigmabar^T sigmabar, whose condition is cond^2:
+        # past 1e-2 / (max(w, N) eps) its smallest kept eigenvalues are rounding, and the two routes need not agree
+        # (fresh sweep 27182818 draw 13: rank-deficient family, w = 48, N = 33, cond(sigmabar) = 3.7e7, least squares
+        # residual 2e-14 but the Gram route's COI +inf)
+        return inconclusive(f"sigmabar(A) has condition number {cond:.3g}: the Gram route of the convention squares it "
+                            f"({cond ** 2:.2g}) beyond what float64 resolves; the image-condition decision is "
+                            f"the least-squares one only", **vals)
     holds = res <= IMG_HOLDS
     parts = {"COI = +inf exactly when Im A^T is not in Im sigmabar(A)^T": (float(holds == math.isinf(coi_conv)), 0.0)}
     if holds and not math.isinf(coi_conv):
