@@ -451,6 +451,7 @@ origin = Claim(
               r"the fixed point } u=0 \text{ is not stable}",
     status="erratum",
     corrected=r"k_\pm,\lambda_\pm\text{ as printed; }\lambda_+\ge0\text{ with }\lambda_+=0\iff A_L=0\text{ and }A_H\le0"
+              r"\text{, }\lambda_-\le0\text{ with }\lambda_-=0\iff A_L=0\text{ and }A_H\ge0"
               r"\text{; then (}y_1=y_2\text{) }u(t)=A_H/(1+(A_H/u_0-1)e^{-A_Ht/\tau_y})\to0\text{: }u=0\text{ attracts.}",
     params=[Param.float("tau_h", 1.0, FLOOR, 1e3, "encoder time constant", search=(0.3, 3.0)),
             Param.float("tau_y", 1.0, FLOOR, 1e3, "decoder time constant", search=(0.3, 3.0)),
@@ -461,7 +462,10 @@ origin = Claim(
     notes="The direction-of-approach eigenproblem J(k)(1,k)^T = lam (1,k)^T (Eq 33) is solved numerically (np.roots "
           "of its quadratic in k) and compared with Eqs 34-35. The method is not a standard linearisation (u = 0 is "
           "a singular point of Eq 25; catalogue F6 [H]). Erratum E6: for identical targets (A_L = 0) and A_H <= 0, "
-          "lam_+ = 0 and u -> 0 (catalogue: u(5) = 2.294e-7 from u0 = 1, v0 = 4, taus = a = 1).",
+          "lam_+ = 0 and u -> 0 (catalogue: u(5) = 2.294e-7 from u0 = 1, v0 = 4, taus = a = 1). Read-through "
+          "(session 8): 'one positive and one negative' also fails for A_L = 0 < A_H, where lam_- = 0 (R = |A_H|); "
+          "u = 0 is still unstable there (lam_+ = A_H/tau_y > 0), so only the wording is wrong; the numeric check "
+          "now also checks lam_- <= 0 with equality exactly when A_L = 0 and A_H >= 0.",
     catalogue="vanrossem §2.3 F6; §4 E6",
     covers=("F6", "E6"),
 )
@@ -493,9 +497,13 @@ def origin_numeric(p):
         "lam_pm (Eq 35)": (float(np.max(np.abs(ln - lc))), tol_l),
         "lam_+ = 0 iff A_L = 0 and A_H <= 0": ((abs(lam_plus) if zero_expected else max(0.0, tol_l - lam_plus)), tol_l
                                                 if zero_expected else tol_l),
+        # lam_- = (A_H - R)/(2 tau_y) <= 0 always; it is 0 (to rounding) exactly when A_L = 0 and A_H >= 0, else
+        # below -tol_l (the printed 'one negative' holds there); residual > tol_l flags a wrong sign or a wrong zero
+        "lam_- = 0 iff A_L = 0 and A_H >= 0": ((abs(lc[0]) if (AL == 0 and p.A_high >= 0)
+                                                else max(0.0, tol_l + lc[0])), tol_l),
     }, "direction-of-approach eigenpairs at u = 0", values={
         "k_numeric": ks.tolist(), "k_closed": kc.tolist(), "lam_numeric": ln.tolist(), "lam_closed": lc.tolist(),
-        "lam_plus": float(lam_plus), "A_low": AL, "u0_attracting_case": zero_expected})
+        "lam_plus": float(lam_plus), "lam_minus": float(lc[0]), "A_low": AL, "u0_attracting_case": zero_expected})
 
 
 origin.property(over=("tau_h", "tau_y", "delta_x", "delta_y", "A_high"), max_examples=20)

@@ -113,7 +113,9 @@ grid_claim = Claim(
     statement=r"\text{after fitting }\tau_h,\tau_y\text{ at }dx=0.5,dy=1\text{, the final }\|dh\|^2\text{ of networks "
               r"with }dx\in[0.5,1.5],\ dy\in[0,1]\text{ matches Eq 10}",
     status="empirical",
-    notes="Model of the assertions: Eq 10 with the ratio tau_y/tau_h fitted at the anchor (dx, dy) = (0.5, 1) and "
+    notes="Lines: the grid ranges dx in [0.5, 1.5], dy in [0, 1] and the 50-trial fit are App. B.1 l.518-520 (outside "
+          "the cited l.153-180; read-through, session 8). "
+          "Model of the assertions: Eq 10 with the ratio tau_y/tau_h fitted at the anchor (dx, dy) = (0.5, 1) and "
           "(u0, v0) of each network at epoch 0 (decision D5); small weights, so Eq 10 ~ A_low ~ dx dy for dy > 0 and "
           "Eq 10 = max(A_high, 0) ~ u0 for dy = 0 (equal targets: the pair does not separate). Fast version: 1-D "
           "two-point task, 2 hidden leaky-ReLU layers of width 100 (Table 1 'Shallow' with width 100 and lr 0.02, "

@@ -28,10 +28,10 @@ depth = Claim(
     label="Fig 10",
     section="5",
     equation="(7), (49)",
-    lines=(232, 237),
+    lines=(232, 241),
     statement=r"\text{The theory is accurate only in the second half of the network; there } 1/\tau_h "
               r"\text{ increases with depth and } 1/\tau_y \text{ decreases; at early layers } 1/\tau_y "
-              r"\text{ increases (l.232-237)}",
+              r"\text{ increases (l.232-241)}",
     status="empirical",
     # scope: the Table 1 'Narrow' row at its own size (Fig 10's Default row at 20 x 500 is the slow reproduction);
     # data distances around Fig 10's (0.5, 1); layer_step <= 2
@@ -41,7 +41,7 @@ depth = Claim(
                          drop=("hidden", "gain", "lr", "optimizer", "batch_size", "units")) + [
         Param.int("layer_step", 2, 1, 2, "fit every layer_step-th hidden layer (and the last)")],
     validate=_validate_net,
-    notes="One run, Eq 49 fitted separately with u taken at each hidden layer l (v, w are the output's). Checked as "
+    notes="Lines: the first two clauses are Fig 10's caption (l.237), the early-layer 1/tau_y rise is l.241 (catalogue D2 cites l.232-237 only; read-through, session 8). One run, Eq 49 fitted separately with u taken at each hidden layer l (v, w are the output's). Checked as "
           "the text states it (l.236-241): 1/tau_h increases with depth (Spearman over the fitted layers >= 0.6), over the "
           "second half 1/tau_y decreases (its median over the last quarter of the layers below that over the third, robust to "
           "one outlying per-layer fit, seen on 3 of 20 draws of sweep 777001; the rank "
