@@ -1,8 +1,8 @@
 """§4.4.2 Representation capabilities of second-order ODEs (seed l.2986-2999), with the proofs of App.
-4.A.1 (l.3176-3183) and 4.B.4 (l.3396-3419): the non-homeomorphic second-order flow (l.2994), second-order
-models contain first-order ones (Prop 4.2) and the linear maps reachable with v0 = 0 (Prop 4.11, l.3002).
-Claims: ``sander.second_order_non_homeomorphism`` (l.2994), ``sander.second_order_contains_first``
-(l.2996-2998), ``sander.linear_maps_v0_zero`` (l.3002-3418).
+4.A.1 (l.3176-3183) and 4.B.4 (l.3396-3419): the non-homeomorphic second-order flow (l.2992), second-order
+models contain first-order ones (Prop 4.2) and the linear maps reachable with v0 = 0 (Prop 4.11, l.2998).
+Claims: ``sander.second_order_non_homeomorphism`` (l.2992), ``sander.second_order_contains_first``
+(l.2996-2998), ``sander.linear_maps_v0_zero`` (l.2998-3418).
 
 Conventions (gamma, eps = 1/(1 - gamma), the main-text and appendix second-order models, the tanh MLP
 residual function): ``theorems.sander._momentum``'s docstring.
@@ -23,14 +23,14 @@ EPS64 = float(np.finfo(np.float64).eps)
 
 
 # ===========================================================================
-# 4. The non-homeomorphic second-order flow (l.2994)
+# 4. The non-homeomorphic second-order flow (l.2992)
 nonhomeo = Claim(
     id="sander.second_order_non_homeomorphism",
     title="phi_t(x0) = x0 e^{-t/2} cos(t/2) solves x'' + x' = -x/2; all trajectories meet at t = pi",
     label="§4.4.2 example",
     section="4.4.2",
     equation="(4.6)",
-    lines=(2994, 2994),
+    lines=(2992, 2992),
     statement=r"\varphi_t(x_0)=x_0e^{-t/2}\cos(t/2)\ \text{solves}\ \ddot x+\dot x=-\tfrac12x,\ "
               r"(x,\dot x)(0)=(x_0,-\tfrac{x_0}2);\ \varphi_\pi\equiv0\ \text{(not injective)}",
     status="holds",
@@ -231,7 +231,7 @@ def _(p, variant):
 
 
 # ===========================================================================
-# 6. Prop 4.11 and the main-text claim l.3002
+# 6. Prop 4.11 and the main-text claim l.2998
 def _time1_linear(k, eps):
     """x'' + x'/eps = k x from (1, 0): x(1) (appendix scaling), via the 2x2 matrix exponential."""
     return float(expm(np.array([[0.0, 1.0], [k, -1.0 / eps]]))[0, 0])
@@ -240,10 +240,10 @@ def _time1_linear(k, eps):
 lin = Claim(
     id="sander.linear_maps_v0_zero",
     title="With v0 = 0, x -> λx (λ > -1) is the time-1 map of a second-order model",
-    label="Prop 4.11 (and l.3002)",
+    label="Prop 4.11 (and l.2998)",
     section="4.4.2, 4.B.4",
     equation="(4.14)",
-    lines=(3002, 3418),
+    lines=(2998, 3418),
     statement=r"\forall\lambda>-1\ \exists\varepsilon,f:\ \ddot x+\tfrac1\varepsilon\dot x=f(x),\ (x,\dot x)(0)="
               r"(x_0,0)\ \Rightarrow\ x(1)=\lambda x_0;\ \text{(4.14): }x(1)=-x_0e^{-1/(2\varepsilon)}",
     status="holds",

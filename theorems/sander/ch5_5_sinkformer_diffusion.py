@@ -1,6 +1,6 @@
 """§5.5 Attention and diffusion (seed l.3730-3755; proofs §5.A.4-5.A.5, l.3930-3989): the heat-equation limit of
 Sinkformers (Thm 5.5, l.3734-3740; erratum E5.1: factor 2; gap G5.1: PSD -> PD) and the L2-SoftMax
-(Transformer) limit (Prop 5.6, l.3746-3752; erratum E5.2: transpose).  Claims: ``sander.sinkformer_heat_limit``,
+(Transformer) limit (Prop 5.6, l.3744-3752; erratum E5.2: transpose).  Claims: ``sander.sinkformer_heat_limit``,
 ``sander.transformer_l2_pde``.
 
 Conventions (chapter 5): ``theorems.sander._attention``.
@@ -325,7 +325,7 @@ transformer = Claim(
     label="Prop 5.6",
     section="5.5",
     equation="(5.9)",
-    lines=(3746, 3752),
+    lines=(3744, 3752),
     statement=r"\bar T^1_{\mu,\varepsilon}(x)\to-W_Q^\top W_K^{-1}\frac{\nabla\rho}{\rho}(W_K^{-1}W_Qx),\quad"
               r"\varepsilon T^1_{\mu,\varepsilon}(x)\to-W_Q^\top W_Qx",
     status="erratum",

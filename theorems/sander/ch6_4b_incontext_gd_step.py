@@ -143,7 +143,11 @@ gd = Claim(
           "chosen s_0: the closed-form loss d sum_T (eta^2 K_T - 2 eta m_T + 1) along the structured line, the gradient "
           "of the exact loss in all six parameters vanishing at theta* = (0, 0, 1, 0, eta*, 0) (central differences, "
           "Richardson x2), and the GD identity for the matching inner loss. Global minimality (the catalogue's 12-start "
-          "BFGS table) is not re-run. Typo: s_{t-1}^T for s_{t-1}^* (l.4369).",
+          "BFGS table) is not re-run. Typo: s_{t-1}^T for s_{t-1}^* (l.4369).  READ (rsan8b): the closed-form-loss "
+          "tolerance 64 N^d u (1 + eta T_max^2)^2 d T_max is the worst-case naive-summation bound of a mean over N^d "
+          "quadrature points of terms at most that size; ~4e6 x the residual at the defaults (3.6e-15 vs 1.5e-8), kept "
+          "because it is rigorous whatever summation order the array backend uses; a wrong eta* or convention moves "
+          "the loss by O(1).",
     catalogue="sander_part23 §2.3 P6.4, P6.5, L6.13; §4 E6.1; §6 A1",
     covers=("P6.4", "P6.5", "E6.1"),
 )

@@ -183,7 +183,12 @@ quad = Claim(
     ],
     notes="E6.2: at t = t' = T-1 the proof (l.4545) adds the j = k term in both sums. Exact expectation by quadrature on "
           "the N-th roots of unity, N = 2T (exponents lie in [2-T, T]). Unaffected: the reductions at p = e_T "
-          "((T_max-1)|B^T A - I|_F^2) and sum_T |p_T B^T A - I|^2, since p_{T-1} = 0 there (checked as a part).",
+          "((T_max-1)|B^T A - I|_F^2) and sum_T |p_T B^T A - I|^2, since p_{T-1} = 0 there (checked as a part).  "
+          "READ (rsan8b): the tolerance 64 N^d u (1 + (sum|C|)^2 (sum|p|)^2 + d) is the worst-case naive-summation "
+          "bound for a mean of N^d terms each at most that magnitude; it is ~1e6 x the residual at the defaults "
+          "(7e-15 vs 1.5e-8, seeds 1-3), kept because it is rigorous whatever summation order the array backend "
+          "uses, and the difference it must resolve (the erratum's p_{T-1}^2 |C|_F^2, 5.8 at the defaults) is ~1e8 x "
+          "larger.",
     catalogue="sander_part23 §2.3 P6.8; §4 E6.2",
     covers=("P6.8", "E6.2"),
 )

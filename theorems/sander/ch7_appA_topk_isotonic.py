@@ -1,5 +1,5 @@
 """§7.A.5 Reduction to isotonic optimization and §7.A.8 Dual of isotonic optimization (seed l.5081-5112,
-l.5165-5187): the min/max slip in the proof of Prop 7.5 (l.5103-5105) and the dual block coordinate ascent
+l.5169-5187): the min/max slip in the proof of Prop 7.5 (l.5097-5105; the max is printed at l.5101) and the dual block coordinate ascent
 (App. 7.A.8).  Claims: ``sander.topk_isotonic_min``, ``sander.topk_dual_ascent``.
 
 Conventions and the operator-output error model (chapter 7): ``theorems.sander._attention``.
@@ -20,14 +20,14 @@ EPS = float(np.finfo(float).eps)
 
 
 # ===========================================================================
-# Prop 7.5 proof, l.5105: max should be min
+# Prop 7.5 proof, l.5101: max should be min (catalogue says l.5105)
 mm = Claim(
     id="sander.topk_isotonic_min",
     title="Proof of Prop 7.5: f_{phi,R}(x, w) = MIN over v_1 >= ... >= v_n of R*(x_sigma - v) + <phi(v), w> (printed max)",
     label="Prop 7.5 (proof)",
     section="7.A.5",
     equation="",
-    lines=(5103, 5105),
+    lines=(5097, 5105),
     statement=r"f_{\varphi,R}(\mathbf x,\mathbf w)=\max_{v_1\ge\dots\ge v_n}R^*(\mathbf x_\sigma-\mathbf v)+"
               r"\langle\varphi(\mathbf v),\mathbf w\rangle",
     status="erratum",
@@ -40,7 +40,7 @@ mm = Claim(
         Param.seed("seed of x (uniform in [-5, 5])"),
     ],
     validate=lambda p: _check_k(p),
-    notes="Catalogue minor erratum (l.5105). phi = id (the mask), p = 2. Corrected: min over u in R^n equals the "
+    notes="Catalogue minor erratum (l.5105 in the catalogue; the printed max is at l.5101, the min it follows at l.5097). phi = id (the mask), p = 2. Corrected: min over u in R^n equals the "
           "minimum over the n! ordering cones, each an isotonic problem on x_sigma solved by PAV (solvers.topk); the "
           "global minimum is attained at the sorting permutation (Prop 7.5) and equals PAV on the sorted input. "
           "Printed: the objective on the monotone cone is unbounded above (it grows like |v|^2/(2 lam) along "
@@ -189,7 +189,7 @@ dual = Claim(
     label="App. 7.A.8",
     section="7.A.8",
     equation="",
-    lines=(5165, 5187),
+    lines=(5169, 5187),
     statement=r"\min_{v_1\ge\dots\ge v_n}\sum_ih_i(v_i)=\max_{\alpha\in\mathbb R_+^{n-1}}-\sum_ih_i^*(\alpha_i-\alpha_{i-1}),"
               r"\ v_i^*=(h_i^*)'(\alpha_i^*-\alpha_{i-1}^*)",
     status="holds",
