@@ -57,7 +57,10 @@ rank = Claim(
     validate=lambda p: _check_nonneg(p),
     notes="E4: the middle expression misses A (|sigmabar(A)^+|_F^2 = sum s_i^-2). E20: the COI is the "
           "SQUARED Frobenius norm of the smallest W with W sigma(A) = A. With the bias (K instead of Kbar) "
-          "the equality fails when 1 is in Im A^T (A = c 1^T gives c^2/(1+c^2)).",
+          "the equality fails when 1 is in Im A^T (A = c 1^T gives c^2/(1+c^2)). "
+          "Tolerance 10 r max(w, N) eps cond_r^2 is the normwise worst case of a Gram-matrix pseudo-inverse; at the "
+          "defaults (cond_r 21) it is 1.3e4 x the residual (1.3e-15): typical rounding does not reach the cond_r^2 "
+          "worst case, and the printed form E4 is off by O(1), so the width costs no power.",
     catalogue="jacot §2.3 C1, §2.2 L5; §4 E4, E20",
     covers=("C1", "L5", "E4", "E20"),
 )
