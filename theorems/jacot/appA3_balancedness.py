@@ -339,9 +339,10 @@ def _growth_outcome(p, factor):
     dWc, LIc, _ = parts(coarse)
     if LI <= 1e-12 * max(size, 1e-300):
         return inconclusive("the bias column is (numerically) zero along the path: both forms agree trivially")
-    # Error model: integration error of both sides estimated by the rtol 1e-9 vs 1e-11 difference (x2),
-    # plus rounding of the Frobenius norms (~ w N eps |W|^2).
-    tol = 2 * (abs(dWc - dW) + factor * abs(LIc - LI)) + 10 * p.w * (p.N + 1) * EPS * size
+    # Error model: integration error of the DIFFERENCE dW - factor Lt int|b|^2 estimated by its change between the
+    # rtol 1e-9 and 1e-11 paths (x2; the two sides' errors are correlated, read-through 8: formerly the sum of each
+    # side's change, 1.5e4 x the residual at the defaults), plus rounding of the Frobenius norms (~ w N eps |W|^2).
+    tol = 2 * abs((dWc - factor * LIc) - (dW - factor * LI)) + 10 * p.w * (p.N + 1) * EPS * size
     ratio = dW / LI
     return Outcome(residual=abs(dW - factor * LI), tolerance=tol, values={
         "ratio": ratio, "delta_W2": dW, "Lt_int_b2": LI, "factor_tested": factor, "steps": steps},

@@ -41,7 +41,8 @@ split = Claim(
     status="holds",
     params=_shape(w=6, N=5, search_w=(2, 8), search_N=(1, 6)),
     validate=lambda p: _need_image(p),
-    notes="Random A, A' with w + 1 >= N (K invertible generically). Without the image condition the terms "
+    notes="Random A, A' with w + 1 >= N (K invertible generically). The left side is |(Lt A + A') sigma(A)^+|_F^2 / "
+          "(2 Lt) (the definition l.87), the three terms Tr[. K^+ .^T] (eigh pseudo-inverse of K): two routes. Without the image condition the terms "
           "are infinite and the split is infinity - infinity (Remark l.109); a plain pseudo-inverse gives a "
           "meaningless finite value (falsifier, catalogue example w=1, N=3).",
     catalogue="jacot §2.2 L4",
@@ -73,10 +74,15 @@ def _(p):
     Kx = X.gram(xp, on(xp, A))
     if not float(X.image_residual(xp, on(xp, A), Kx)) <= leaky.IMAGE_RTOL:
         return inconclusive("the image condition fails for this A")
-    lhs, pot, mid, kin = _split_terms(A, dA, p.Lt, asnumpy(Kx), xp)
+    _, pot, mid, kin = _split_terms(A, dA, p.Lt, asnumpy(Kx), xp)
+    # Left side by the other route of l.87, |M|_K = |M sigma(A)^+|_F (pinv of sigma, not of K): with one K^+ on both
+    # sides the split is bilinear expansion, true for ANY matrix in place of K^+ (read-through 8).
+    xa = on(xp, A)
+    lhs = float(X.fro2(xp, (p.Lt * xa + on(xp, dA)) @ X.pinv(xp, X.sigma(xp, xa)))) / (2 * p.Lt)
     sv = asnumpy(X.svdvals(xp, Kx))
     c = sv[0] / sv[-1]  # numpy.linalg.cond (2-norm)
-    # Error model: quadratic forms with K^+ lose cond(K) digits: 50 N eps cond(K) x the size of the terms.
+    # Error model: K^+ (eigh) and sigma^+ (SVD) lose cond(K) = cond(sigma)^2 resp. cond(sigma) digits:
+    # 50 N eps cond(K) x the size of the terms.
     tol = 50 * p.N * EPS * c * (abs(lhs) + abs(pot) + abs(mid) + abs(kin))
     return Outcome(residual=abs(lhs - pot - mid - kin), tolerance=tol,
                    values={"lhs": lhs, "pot": pot, "mid": mid, "kin": kin, "cond_K": c},

@@ -452,10 +452,10 @@ def _(p):
 critical = Claim(
     id="jacot.discrete_critical_weights",
     title="Discrete H2: the gradient vanishes iff W_l = Lt B_l sigma(A_{l-1})^T, B_l = -(1/lambda) dC/dA_l",
-    label="§4 (discrete l.148-150)",
+    label="§4 (discrete l.148-152)",
     section="2.4, 4",
-    equation="l.148-150, l.227",
-    lines=(146, 150),
+    equation="l.152, l.227",
+    lines=(148, 152),
     statement=r"\partial_{W_\ell}\mathcal L=\tfrac{\lambda\rho_\ell}{\tilde L}\big(W_\ell-\tilde LB_\ell\sigma(A_{\ell-1})^T\big),"
               r"\ B_\ell=-\tfrac1\lambda\partial_{A_\ell}C(A_L);\ \text{so}\ \partial_{W_\ell}\mathcal L=0\iff "
               r"W_\ell=\tilde LB_\ell\sigma(A_{\ell-1})^T",
