@@ -35,10 +35,7 @@ def _from_json(check, base: Params, recorded: dict) -> Params:
     counterexample's ``params``): JSON lists go back through the declared parameter's
     coercion, so a matrix is an array again before the claim's validator sees it."""
     by_name = {p.name: p for p in check.claim.params}
-    q = base.replace(**{k: by_name[k].validate(v) for k, v in recorded.items() if k in by_name})
-    if check.claim.validator is not None:
-        check.claim.validator(q)
-    return q
+    return _instance(check, base, {k: by_name[k].validate(v) for k, v in recorded.items() if k in by_name})
 
 
 class _DrawFailed(AssertionError):
