@@ -24,6 +24,13 @@ What is measured, per claim:
   A bound's sharpened-constant falsifier (``"sharpen"`` in its description) is counted apart
   (``"sharpened": true``): its margin is tightness / 0.9, at most 1.11 at equality, so the bound's
   tightness measures it; it is never weak and stays out of ``min_margin``.
+  A threshold test (a convergence rate, an error ratio, a count) whose record carries
+  ``values["claimed_value"]``, the value the statement predicts for the compared quantity (below the
+  threshold, which sits between it and the wrong variant's natural value), is measured from there:
+  margin = (residual - claimed) / (tolerance - claimed), the wrong variant's distance from the claimed
+  value in units of the threshold's (``"raw_margin"`` keeps residual / tolerance).  Residual /
+  tolerance alone is capped by the quantity's range (an error ratio of 1 against a threshold of 0.6
+  for a claimed 0.5 reads 1.67x; measured from the claim it is 5x).
 * **sweep tallies** (``theorems sweep --out DIR`` -> ``DIR/sweep.json``): certified, inconclusive,
   refuted, error and rejected draws over the declared ranges, and the inconclusive rate =
   inconclusive / (certified + inconclusive + refuted + error) (rejected draws, which break a
@@ -45,7 +52,8 @@ claims, the records and ``results["sweep"]``, so an older results file renders t
                       "symbolic_without_mutant": bool,
                       "bound": null | {"best_tightness", "best_params", "band": approached|near|far|none,
                                        "declared_loose", "text"},
-                      "falsifiers": [{"variant", "margin", "weak", ["sharpened"]}],   # caught ones; margin "inf" for r/0
+                      "falsifiers": [{"variant", "margin", "weak", ["sharpened"],
+                                      ["raw_margin", "claimed_value"]}],   # caught ones; margin "inf" for r/0
                       "min_margin", "weak_falsifiers",
                       "sweep": null | {"status", "certified", "inconclusive", "refuted", "error",
                                        "rejected", "draws", "inconclusive_rate", "failures",
@@ -233,6 +241,24 @@ def claim_strength(claim: dict, records: list[dict], sweep: dict | None = None) 
         if r.get("check") != "falsifier" or expected(r, claim) != "refuted" or r.get("verdict") != "refuted":
             continue
         m = ratio(r.get("residual"), r.get("tolerance"))
+        vals = r.get("values") if isinstance(r.get("values"), dict) else {}
+        claimed = _num(vals.get("claimed_value"))
+        if claimed is not None and r.get("variant") not in sharpened:
+            res, tol = _num(r.get("residual")), _num(r.get("tolerance"))
+            if (res is not None and tol is not None and math.isfinite(claimed) and math.isfinite(tol)
+                    and claimed < tol):
+                # a threshold test (a rate, a ratio): measured from what the statement predicts, in units of the
+                # threshold's distance from it; residual / tolerance would be capped by the quantity's range
+                fm = (res - claimed) / (tol - claimed)
+                weak = fm < WEAK_MARGIN
+                falsifiers.append({"variant": r.get("variant"), "margin": _json_num(fm), "weak": weak,
+                                   "raw_margin": _json_num(m), "claimed_value": claimed})
+                if weak:
+                    warnings.append(f"falsifier {r.get('variant')!r} refuted by only {fmt_ratio(fm)}x the distance "
+                                    f"of its threshold {fmt_ratio(tol)} from the claimed value {fmt_ratio(claimed)}")
+                continue
+            warnings.append(f"falsifier {r.get('variant')!r}: its claimed value {vals.get('claimed_value')!r} is not "
+                            "below its threshold; margin taken as residual / tolerance")
         if r.get("variant") in sharpened:
             falsifiers.append({"variant": r.get("variant"), "margin": _json_num(m), "weak": False,
                                "sharpened": True})

@@ -371,3 +371,26 @@ def test_strength_renders_in_chromium(tmp_path):
     assert len(r["findings"]) == 2 + 1 + 1 + 1      # 2 defects; far bound, no tightness, 1 weak falsifier
     assert r["bad"] == 2 and r["titleMath"] >= 1 and r["notesMath"] == 2
     assert not severe, severe
+
+
+def test_threshold_falsifier_margin_from_the_claimed_value():
+    """A rate falsifier: error ratio 0.999 against a threshold 0.6, the statement predicting 0.5 (1/L convergence).
+    Residual / tolerance (1.67) is capped by the ratio's range; measured from the claimed value it is 4.99."""
+    claim = _claim("sander.rate", [_k("numeric", "stated"), _k("falsifier", "no_rate"), _k("falsifier", "barely"),
+                                   _k("falsifier", "malformed")])
+    recs = [_rec("sander.rate", "falsifier", "no_rate", "refuted", residual=0.999, tolerance=0.6,
+                 values={"claimed_value": 0.5}),
+            _rec("sander.rate", "falsifier", "barely", "refuted", residual=0.65, tolerance=0.6,
+                 values={"claimed_value": 0.5}),
+            # a claimed value above the threshold cannot be a threshold test: the raw margin stays, with a warning
+            _rec("sander.rate", "falsifier", "malformed", "refuted", residual=3.0, tolerance=0.6,
+                 values={"claimed_value": 0.7})]
+    s = st.claim_strength(claim, recs, None)
+    by = {f["variant"]: f for f in s["falsifiers"]}
+    assert by["no_rate"]["margin"] == pytest.approx(4.99) and not by["no_rate"]["weak"]
+    assert by["no_rate"]["raw_margin"] == pytest.approx(0.999 / 0.6) and by["no_rate"]["claimed_value"] == 0.5
+    assert by["barely"]["margin"] == pytest.approx(1.5) and by["barely"]["weak"]
+    assert by["malformed"]["margin"] == pytest.approx(5.0) and "raw_margin" not in by["malformed"]
+    assert s["weak_falsifiers"] == 1 and s["min_margin"] == pytest.approx(1.5)
+    assert any("not below its threshold" in w for w in s["warnings"])
+    assert any("distance of its threshold" in w for w in s["warnings"])
