@@ -385,6 +385,8 @@ def _strength_view(s: dict | None) -> dict | None:
             text += f", min {strength_mod.fmt_ratio(s['min_margin'])}\u00d7 tolerance"
         if any(f.get("sharpened") for f in s["falsifiers"]):
             text += " (the sharpened constant judged by the bound's tightness)"
+        if any("claimed_value" in f for f in s["falsifiers"]):
+            text += " (threshold tests measured from the claimed value, in units of the threshold's distance)"
         if weak:
             text += "; weak: " + ", ".join(f"{f['variant']} ({strength_mod.fmt_ratio(f['margin'])}\u00d7)" for f in weak)
         items.append(("warn" if weak else "good", text))

@@ -600,6 +600,8 @@ def _strength_items(s: dict | None) -> list[TeX]:
             t += f", min {strength_mod.fmt_ratio(s['min_margin'])}x tolerance"
         if any(f.get("sharpened") for f in s["falsifiers"]):
             t += " (the sharpened constant judged by the bound's tightness)"
+        if any("claimed_value" in f for f in s["falsifiers"]):
+            t += " (threshold tests measured from the claimed value, in units of the threshold's distance)"
         if weak:
             t += "; weak: " + ", ".join(f"{f['variant']} ({strength_mod.fmt_ratio(f['margin'])}x)" for f in weak)
         out.append(latex_escape(t))
