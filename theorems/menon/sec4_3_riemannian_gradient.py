@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import sympy as sp
+from scipy.integrate import solve_ivp
 
 from solvers import dln, rk
 from solvers import xp_menon as X
@@ -396,7 +397,12 @@ flow = Claim(
                     "to time T and check that the rank stays r and E(T) - E(0) = -int |grad E|^2_{g^N} dt"),
     ],
     validate=_validate_zeros,
-    notes="T > 0: (4.11) integrated by dopri5 together with e' = -Tr(E'^T A(E')) (the dissipation (4.22)); "
+    notes="T > 0: (4.11) integrated by dopri5 together with e' = -Tr(E'^T A(E')) (the dissipation (4.22)) "
+          "(by LSODA where the flow is stiff, |A_(N,W)| ~ N sigma_max^(2-2/N) ~ 1e4 at d = N = 8, and dopri5 "
+          "exceeds its step cap: there the rank tolerance's worst-case rounding term, steps N d eps kappa |W| with "
+          "kappa(lambda^N) ~ 1e7, is ~0.3 against a measured sigma_(r+1) ~ 1e-11, so the rank part separates only "
+          "O(1) growth such as depth_one_flow's; at N = 1 the rank part is not claimed and left out, the dissipation "
+          "identities are checked); "
           "the loose-vs-tight (rtol 1e-8 / 1e-10) difference bounds the integration error.  At a point of M_r (balanced, rank r) with E' free: (i) the upstairs dissipation sum_p |D_p|^2 "
           "equals Tr(E'^T A(E')) = |grad E|^2_{g^N} (so dL/dt = dE/dt: overparametrization does not change "
           "the speed); (ii) on full rank, |A(E')|^2_{g^N} = Tr(A(E')^T A^{-1} A(E')) equals it too (4.22); "
@@ -410,7 +416,7 @@ flow = Claim(
 )
 
 
-def _flow_parts(p):
+def _flow_parts(p, check_rank=True):
     lam, Qs, Ws = balanced_instance(p.d, p.N, p.seed, zeros=p.zeros)
     d, N = p.d, p.N
     Ep = rng_for(p.seed + 7919).standard_normal((d, d))
@@ -430,7 +436,9 @@ def _flow_parts(p):
     vals = {"sum_norm_D_p_sq": up, "tr_Eprime_A_Eprime": down, "rank": rank, "kappa": kappa}
     r = d - p.zeros
     QN, Q0 = Qs
-    if p.zeros:
+    if p.zeros and not check_rank:
+        vals["rank_preservation"] = "not claimed at N = 1 (A = I: the rank grows, falsifier depth_one)"
+    elif p.zeros:
         off = QN[:, r:].T @ AE @ Q0[:, r:]
         parts["rank_preservation"] = (X.fro(off) / X.fro(AE), rel)
         vals["zero_block_of_A_Eprime"] = X.fro(off)
@@ -455,22 +463,34 @@ def _flow_aug(t, y, N, Y, d):
     return np.concatenate([-AE.ravel(), [-float(np.sum(Ep * AE))]])
 
 
-def _flow_integrated(p, rtols=(1e-8, 1e-10)):
+def _flow_integrated(p, rtols=(1e-8, 1e-10), check_rank=True):
     lam, Qs, Ws = balanced_instance(p.d, p.N, p.seed, zeros=p.zeros)
     d, N, r = p.d, p.N, p.d - p.zeros
     Y = rng_for(p.seed + 7919).standard_normal((d, d))
     W0 = dln.prod(Ws)
     E = lambda W: 0.5 * float(np.sum((W - Y) ** 2))  # noqa: E731
-    runs, steps = [], 0
+    runs, steps, method = [], 0, "dopri5"
+    y0 = np.concatenate([W0.ravel(), [0.0]])
     for rtol in rtols:
         try:
-            y, acc, rej = rk.dopri5_numpy(_flow_aug, 0.0, np.concatenate([W0.ravel(), [0.0]]), p.T, (N, Y, d),
+            if method != "dopri5":
+                raise RuntimeError("stiff: stays with LSODA")
+            y, acc, rej = rk.dopri5_numpy(_flow_aug, 0.0, y0, p.T, (N, Y, d),
                                           rtol=rtol, atol=rtol * 1e-2, max_steps=FLOW_MAX_STEPS)
+            n = acc + rej
         except RuntimeError:
-            return inconclusive(f"(4.11) is too stiff here for the explicit dopri5 within {FLOW_MAX_STEPS} steps "
-                                f"(|A_(N,W)| ~ N sigma_max^(2-2/N), d={d}, N={N}); take a smaller T")
+            # stiff: |A_(N,W)| ~ N sigma_max^(2-2/N) reaches 1e4 at d = N = 8 (sigma_max ~ 70 from lambda^N), so the
+            # explicit method's stability bound, not its accuracy, sets the step (80000 dopri5 steps were not enough
+            # on the sweep's draws); LSODA switches to BDF there (0.5-1.5 s on those draws).  Its steps count in the
+            # rounding model below through the evaluations.
+            method = "LSODA (stiff: dopri5 over its step cap)"
+            sol = solve_ivp(_flow_aug, (0.0, p.T), y0, method="LSODA", args=(N, Y, d), rtol=rtol, atol=rtol * 1e-2)
+            if sol.status != 0 or not np.all(np.isfinite(sol.y[:, -1])):
+                return inconclusive(f"(4.11) is too stiff here for dopri5 within {FLOW_MAX_STEPS} steps and LSODA "
+                                    f"failed ({sol.message}); d={d}, N={N}, T={p.T}")
+            y, n = sol.y[:, -1], int(sol.nfev)
         runs.append(y)
-        steps = max(steps, acc + rej)
+        steps = max(steps, n)
     WT, eT = runs[-1][:-1].reshape(d, d), float(runs[-1][-1])
     integ = float(np.linalg.norm(runs[0] - runs[-1]))
     s = np.linalg.svd(WT, compute_uv=False)
@@ -479,24 +499,25 @@ def _flow_integrated(p, rtols=(1e-8, 1e-10)):
     # rank: every step leaks ~ eps kappa |W| (rounding of the psd powers) into the zero block
     rank_tol = integ + SAFETY * steps * N * d * EPS * kappa * wmax
     parts = {}
-    if p.zeros:
+    if p.zeros and check_rank:
         parts["rank_preserved_sigma_r+1"] = (float(s[r]), rank_tol)
     dE = E(WT) - E(W0)
     parts["energy_identity_4_22"] = (abs(dE - eT), integ * (1 + wmax + float(np.linalg.norm(Y))) +
                                      SAFETY * steps * d * d * EPS * (1 + abs(E(W0))))
     return Outcome.from_parts(parts, f"(4.11) integrated to T={p.T}", {
         "sigma_T": s.tolist(), "E_0": E(W0), "E_T": E(WT), "integrated_dissipation": eT,
-        "integration_error_estimate": integ, "steps": steps, "rank_start": r})
+        "integration_error_estimate": integ, "steps": steps, "rank_start": r, "integrator": method}
+        | ({} if check_rank or not p.zeros else {"rank_preserved": "not claimed at N = 1 (the rank grows: depth_one_flow)"}))
 
 
 @flow.numeric(backends=("numpy", "cupy"))
 def _(p):
     """Dissipation identity and rank preservation at a balanced point of rank d - zeros (or along the flow to T).
     The pointwise check is array-API code; T > 0 is CPU-only (adaptive dopri5) on any backend."""
-    if p.N == 1 and p.zeros:
-        return inconclusive("rank preservation needs N >= 2 (Thm 3; at N = 1, A = I and the rank grows: falsifier "
-                            "depth_one): zeros > 0 with N = 1 is outside the hypothesis")
-    return _flow_integrated(p) if p.T > 0 else _flow_parts(p)
+    # rank preservation (iii) needs N >= 2 (at N = 1, A = I and the rank grows: falsifiers depth_one*); at N = 1
+    # the dissipation identities are still the statement and are checked, the rank part is left out and said so
+    check_rank = p.N >= 2
+    return _flow_integrated(p, check_rank=check_rank) if p.T > 0 else _flow_parts(p, check_rank=check_rank)
 
 
 flow.property(over=("d", "N", "seed", "zeros"), max_examples=15)
