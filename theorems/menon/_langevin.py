@@ -100,8 +100,10 @@ def _ode(x0, T, c=1.0, a=0.0):
     """x' = -a x + c sum_j 1/(x_i - x_j) by adaptive Dormand-Prince (rtol 1e-11)."""
     def f(t, y):
         return -a * y + c * _repulsion(y)
-    y, _, _ = rk.dopri5_numpy(f, 0.0, np.asarray(x0, float), T, rtol=1e-11, atol=1e-13)
-    return y
+    res = rk.solve_dopri5(f, 0.0, np.asarray(x0, float), T, rtol=1e-11, atol=1e-13, backend="numpy")
+    if not res.success:
+        raise RuntimeError(res.message)
+    return res.y
 
 
 def _paths_param(default, lo=50, hi=20_000):

@@ -102,7 +102,10 @@ def _mc_limits(N, runs, scale, T, seed, settled=1e-7):
         while t < T:
             h = min(chunk, float(T) - t)
             prev = y
-            y, _, _ = rk.dopri5(_mc_rhs, t, y, t + h, (float(N),), rtol=1e-10, atol=1e-14, max_steps=10_000_000)
+            res = rk.solve_dopri5(_mc_rhs, t, y, t + h, (float(N),), rtol=1e-10, atol=1e-14, max_steps=10_000_000)
+            if not res.success:
+                raise RuntimeError(res.message)
+            y = res.y
             t += h
             chunk *= 2
             E = 0.5 * ((y[0] - 1) ** 2 + (y[3] - 1) ** 2)

@@ -107,18 +107,17 @@ def _thm2_flow(p, rtols=(1e-8, 1e-10)):
     args = dln.make_args(widths, Y)
     ups, downs, steps = [], [], 0
     for rtol in rtols:
-        try:
-            y, acc, rej = rk.dopri5_numpy(dln.dln_rhs_numpy, 0.0, dln.pack(Ws), p.T, args, rtol=rtol,
-                                          atol=rtol * 1e-2, max_steps=FLOW_MAX_STEPS)
-            w, acc2, rej2 = rk.dopri5_numpy(_flow_down, 0.0, dln.prod(Ws).ravel(), p.T, (N, Y, d), rtol=rtol,
-                                            atol=rtol * 1e-2, max_steps=FLOW_MAX_STEPS)
-        except RuntimeError:
+        up = rk.solve_dopri5(dln.dln_rhs_numpy, 0.0, dln.pack(Ws), p.T, args, rtol=rtol, atol=rtol * 1e-2,
+                             max_steps=FLOW_MAX_STEPS, backend="numpy")
+        down = rk.solve_dopri5(_flow_down, 0.0, dln.prod(Ws).ravel(), p.T, (N, Y, d), rtol=rtol,
+                               atol=rtol * 1e-2, max_steps=FLOW_MAX_STEPS, backend="numpy") if up.success else up
+        if not (up.success and down.success):
             return inconclusive(f"the flows are too stiff here for the explicit dopri5 within {FLOW_MAX_STEPS} steps "
                                 f"(|A_(N,W)| ~ N sigma_max^(2-2/N), d={d}, N={N}, sigma_max={float(lam[0]) ** N:.3g}); "
                                 f"take a smaller T")
-        ups.append(dln.prod(dln.unpack(y, widths)))
-        downs.append(w.reshape(d, d))
-        steps = max(steps, acc + rej, acc2 + rej2)
+        ups.append(dln.prod(dln.unpack(up.y, widths)))
+        downs.append(down.y.reshape(d, d))
+        steps = max(steps, up.accepted + up.rejected, down.accepted + down.rejected)
     # the flow can run toward a rank drop that W(0) does not have (E = 1/2|W - Y|^2 pulls sigma_min down): once
     # sigma_min^2 / sigma_max^2 < 1/KAPPA_MAX the downstairs field's psd powers sit at solvers.matfun's 1e-12 cutoff,
     # where (4.11) is evaluated discontinuously and the loose-vs-tight difference no longer bounds its integration error

@@ -472,13 +472,11 @@ def _flow_integrated(p, rtols=(1e-8, 1e-10), check_rank=True):
     runs, steps, method = [], 0, "dopri5"
     y0 = np.concatenate([W0.ravel(), [0.0]])
     for rtol in rtols:
-        try:
-            if method != "dopri5":
-                raise RuntimeError("stiff: stays with LSODA")
-            y, acc, rej = rk.dopri5_numpy(_flow_aug, 0.0, y0, p.T, (N, Y, d),
-                                          rtol=rtol, atol=rtol * 1e-2, max_steps=FLOW_MAX_STEPS)
-            n = acc + rej
-        except RuntimeError:
+        res = rk.solve_dopri5(_flow_aug, 0.0, y0, p.T, (N, Y, d), rtol=rtol, atol=rtol * 1e-2,
+                              max_steps=FLOW_MAX_STEPS, backend="numpy") if method == "dopri5" else None
+        if res is not None and res.success:
+            y, n = res.y, res.accepted + res.rejected
+        else:
             # stiff: |A_(N,W)| ~ N sigma_max^(2-2/N) reaches 1e4 at d = N = 8 (sigma_max ~ 70 from lambda^N), so the
             # explicit method's stability bound, not its accuracy, sets the step (80000 dopri5 steps were not enough
             # on the sweep's draws); LSODA switches to BDF there (0.5-1.5 s on those draws).  Its steps count in the

@@ -76,10 +76,12 @@ def _(p):
     N = p.N
     args = dln.make_args([1] * (N + 1), np.array([[y]]))
     rtol, atol = 1e-12, 1e-14
-    if p.backend == "numba":
-        yT, acc, rej = rk.dopri5(dln.dln_rhs, 0.0, w0, p.T, args, rtol=rtol, atol=atol)
-    else:
-        yT, acc, rej = rk.dopri5_numpy(dln.dln_rhs_numpy, 0.0, w0, p.T, args, rtol=rtol, atol=atol)
+    nb = p.backend == "numba"
+    res = rk.solve_dopri5(dln.dln_rhs if nb else dln.dln_rhs_numpy, 0.0, w0, p.T, args, rtol=rtol, atol=atol,
+                          backend="numba" if nb else "numpy")
+    if not res.success:
+        return inconclusive(f"the flow did not reach T: {res.message}")
+    yT, acc, rej = res.y, res.accepted, res.rejected
     if not np.all(np.isfinite(yT)):
         return inconclusive("the flow blew up")
     # Error model: each accepted step has |err_i| <= sqrt(m) (atol + rtol |y|) (RMS controller, m = N);

@@ -131,18 +131,18 @@ def _conservation_run(p, variant=None):
         for t0, t1 in zip(grid[:-1], grid[1:]):
             done = False
             if budget > 0:
-                try:
-                    with warnings.catch_warnings():
-                        warnings.simplefilter("ignore")
-                        if nb:
-                            y1, acc, rej = rk.dopri5(tp.eq7_rhs, t0, y, t1, (P,), rtol=rtol, atol=rtol * 1e-3,
-                                                     h0=(t1 - t0) * 1e-3, max_steps=budget)
-                        else:
-                            y1, acc, rej = rk.dopri5_numpy(f, t0, y, t1, args, rtol=rtol, atol=rtol * 1e-3,
-                                                           max_steps=min(10_000, budget))
-                    budget -= acc + rej
-                    y, done = y1, True
-                except RuntimeError:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    if nb:
+                        res = rk.solve_dopri5(tp.eq7_rhs, t0, y, t1, (P,), rtol=rtol, atol=rtol * 1e-3,
+                                              h0=(t1 - t0) * 1e-3, max_steps=budget)
+                    else:
+                        res = rk.solve_dopri5(f, t0, y, t1, args, rtol=rtol, atol=rtol * 1e-3,
+                                              max_steps=min(10_000, budget), backend="numpy")
+                if res.success:
+                    budget -= res.accepted + res.rejected
+                    y, done = res.y, True
+                else:
                     budget = 0
             if not done:
                 # Radau, at most RADAU_STEPS steps a run (SciPy's Python stepper, ~1 ms a step: a draw on a fast

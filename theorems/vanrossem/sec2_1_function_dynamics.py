@@ -401,8 +401,11 @@ def _gd_outcome(p, tau_of_eta):
         for _ in range(K):
             th = th - eta * grad(th)
         tau = tau_of_eta(eta)
-        fl, _, _ = tp.rk.dopri5_numpy(lambda t, y: -grad(y) / tau, 0.0, theta0, float(K), rtol=1e-12, atol=1e-14,
-                                      h0=1e-3)
+        res = tp.rk.solve_dopri5(lambda t, y: -grad(y) / tau, 0.0, theta0, float(K), rtol=1e-12, atol=1e-14,
+                                 h0=1e-3, backend="numpy")
+        if not res.success:
+            return inconclusive(f"the flow did not reach t = {K}: {res.message}")
+        fl = res.y
         errs.append(float(np.linalg.norm(th - fl)))
     errs = np.array(errs)
     if errs.min() < 1e3 * EPS * np.linalg.norm(theta0):

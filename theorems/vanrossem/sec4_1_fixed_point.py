@@ -370,9 +370,11 @@ def _offm_integrate(p, rtol, t_end=None):
         if t_end is not None:
             T = min(T, t_end)
         if stepper is None:
-            try:
-                z, _, _ = rk.dopri5_numpy(_offm_rhs, t, z, T, args, rtol=rtol, atol=rtol * 1e-3, max_steps=20_000)
-            except RuntimeError:
+            res = rk.solve_dopri5(_offm_rhs, t, z, T, args, rtol=rtol, atol=rtol * 1e-3, max_steps=20_000,
+                                  backend="numpy")
+            if res.success:
+                z = res.y
+            else:   # stiff: Radau from where the explicit method started this interval
                 stepper = integrate.Radau(lambda tt, zz: _offm_rhs(tt, zz, *args), t, z,
                                           math.inf if t_end is None else t_end, rtol=rtol, atol=rtol * 1e-3,
                                           jac=lambda tt, zz: _offm_jac(zz, *args))
