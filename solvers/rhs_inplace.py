@@ -101,7 +101,13 @@ def _hamilton(y, out, w, N, Lt, variant, work, sw, frozen):
             s += (Lt * sb) ** 2
         out[2 * n] = s
         return
-    # K = R^T R + 1 and G = B^T B as sums of rank-one updates over the rows i (inner loops contiguous)
+    # R = relu(A) (or A where sw > 0) once, into the work buffer; K = R^T R + 1 and G = B^T B as sums of rank-one
+    # updates over the rows i (inner loops contiguous, branch-free)
+    R = work[2 * N * N:2 * N * N + n]
+    for k in range(n):
+        v = y[k]
+        pos = sw[k] > 0.0 if frozen else v > 0.0
+        R[k] = v if pos else 0.0
     for k in range(N * N):
         K[k] = 1.0
         G[k] = 0.0
@@ -109,15 +115,10 @@ def _hamilton(y, out, w, N, Lt, variant, work, sw, frozen):
         ri = i * N
         bi = n + i * N
         for a in range(N):
-            ra = y[ri + a]
-            if not (sw[ri + a] > 0.0 if frozen else ra > 0.0):
-                ra = 0.0
+            ra = R[ri + a]
             ba = y[bi + a]
             for b in range(N):
-                rb = y[ri + b]
-                if not (sw[ri + b] > 0.0 if frozen else rb > 0.0):
-                    rb = 0.0
-                K[a * N + b] += ra * rb
+                K[a * N + b] += ra * R[ri + b]
                 G[a * N + b] += ba * y[bi + b]
     # A' = Lt (B K - A);  B' = -Lt (mask o R G - B);  rows of out accumulated as combinations of rows of K, G
     s = 0.0
@@ -129,9 +130,7 @@ def _hamilton(y, out, w, N, Lt, variant, work, sw, frozen):
             out[bi + b] = 0.0
         for a in range(N):
             ba = y[bi + a]
-            ra = y[ri + a]
-            if not (sw[ri + a] > 0.0 if frozen else ra > 0.0):
-                ra = 0.0
+            ra = R[ri + a]
             for b in range(N):
                 out[ri + b] += ba * K[a * N + b]
                 out[bi + b] += ra * G[a * N + b]
