@@ -14,6 +14,9 @@ call.  The originals are left as they are (the claims and their recorded results
 on these fields with one kernel call for the whole path (:func:`solvers.rk.solve_dopri5` with ``t_eval``: the
 integrator steps onto each output point and carries its step size across them, instead of one call and a fresh
 ``h0`` per output interval).  ``benchmarks/bench_ode_peers.py`` times them against ``scipy.integrate.solve_ivp``.
+:func:`hamilton_rhs_sw` is the leaky field with the ReLU's sides frozen in a mode (smooth in ``y``), the field of
+:func:`solvers.rk.solve_switching` that :func:`solvers.leaky.shoot` (numba backend) runs: event location at the
+walls ``A_ij = 0`` instead of steps over them.
 """
 from __future__ import annotations
 

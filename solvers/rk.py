@@ -30,6 +30,12 @@ Error models (stated once, used by the claims):
   ``|err5|^2 / sqrt(|err5|^2 + 0.01 |err3|^2)`` (``O(h^8)``, controller exponent ``-1/8``); order 8, so at tight
   tolerances on smooth fields it takes far fewer steps than 5(4) (not across kinks of the field, where no
   high order is reached).
+* fields with switching surfaces (:func:`solve_switching`, a ReLU's walls ``y_i = 0``): the field of the current
+  mode is smooth, each wall is located (Hermite interpolant, then Newton on the landing value) and stepped onto, so
+  the embedded pair's model holds on each smooth piece; at a wall, switching at a time off by ``|y_i / y_i'|`` costs
+  ``|y_i / y_i'| |jump of the field|``, kept below a tenth of the local tolerance.  Stepping over a jump instead
+  (the plain loops) has local error ``O(h |jump|)``: the controller shrinks the step, with rejections, until that
+  passes, and the global error is far above the tolerance's (tests/test_switching.py: 300-1000x at rtol 1e-6).
 * implicit midpoint (Gauss-Legendre, order 2): conserves every quadratic invariant
   exactly (Cooper 1987); the only defect is rounding plus the fixed-point iteration
   tolerance, ``~ n_steps * (eps + iter_tol) * |invariant|``.
