@@ -192,7 +192,8 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
           max_total_steps: int | None = None, partial: bool = False):
     """Integrate Hamilton's equations on ``p in [0, 1]`` from ``(A0, B0)`` and return the states
     at ``n_out + 1`` equispaced points as an array ``(n_out + 1, 2 w N + 1)``, plus the total
-    accepted steps; ``None`` states when the path blows up (norm of ``(A, B)`` above ``blowup``, or not finite).
+    accepted steps; ``None`` states when the path blows up (an entry of ``(A, B)`` above ``blowup`` in absolute value, or
+    not finite).
 
     Integrator: Dormand-Prince 5(4) (``solvers.rk``), stepping exactly onto each output point.
     The ReLU kink makes ``B'`` jump (and ``A'`` kink) where an entry of ``A`` changes sign.
