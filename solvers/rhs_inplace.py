@@ -123,27 +123,24 @@ def _hamilton(y, out, w, N, Lt, variant, work, sw, frozen):
             for b in range(N):
                 K[a * N + b] += ra * R[ri + b]
                 G[a * N + b] += ba * y[bi + b]
-    # A' = Lt (B K - A);  B' = -Lt (mask o R G - B);  rows of out accumulated as combinations of rows of K, G
+    # A' = Lt (B K - A);  B' = -Lt (mask o R G - B): entry (i, b) summed over a in local accumulators (the same
+    # order as accumulating rows of K, G into out, without a store per term: out may alias nothing, but the
+    # compiler cannot know)
     s = 0.0
     for i in range(w):
         ri = i * N
         bi = n + i * N
-        for b in range(N):
-            out[ri + b] = 0.0
-            out[bi + b] = 0.0
-        for a in range(N):
-            ba = y[bi + a]
-            ra = R[ri + a]
-            for b in range(N):
-                out[ri + b] += ba * K[a * N + b]
-                out[bi + b] += ra * G[a * N + b]
         sb = 0.0
         for b in range(N):
-            out[ri + b] = Lt * (out[ri + b] - y[ri + b])
-            rg = out[bi + b]
+            x = 0.0
+            z = 0.0
+            for a in range(N):
+                x += y[bi + a] * K[a * N + b]
+                z += R[ri + a] * G[a * N + b]
+            out[ri + b] = Lt * (x - y[ri + b])
             if variant != 2 and not (sw[ri + b] > 0.0 if frozen else y[ri + b] > 0.0):
-                rg = 0.0
-            d = -Lt * (rg - y[bi + b])
+                z = 0.0
+            d = -Lt * (z - y[bi + b])
             out[bi + b] = -d if variant == 1 else d
             sb += y[bi + b]
         s += (Lt * sb) ** 2
