@@ -10,8 +10,9 @@ Problems (sizes of the state over about two decades):
                 the consistent start of ``bench_solvers.py``; ours: ``twopoint.integrate_lifted`` (numba).
 * ``leaky``     Hamilton's equations of the leaky ResNet (``solvers.leaky``, state 2 w N + 1) on ``p in [0, 1]``
                 with 100 output points (the shooting of ``theorems/jacot/sec2_4_hamiltonian.py``); ours:
-                ``leaky.shoot`` (numba; one kernel call and a fresh ``h0`` per output interval); the peers get the
-                same outputs through ``t_eval`` (their dense output).
+                ``leaky.shoot`` (numba; when ``rk.solve_switching`` exists, one kernel call with event location at
+                the ReLU walls ``A_ij = 0``, Dormand-Prince 5(4); before it, one kernel call and a fresh ``h0`` per
+                output interval); the peers get the same outputs through ``t_eval`` (their dense output).
 * ``dln``       the deep-linear-network gradient flow (``solvers.dln``, widths d^4, state 3 d^2) on ``[0, 1]``;
                 ours: ``rk.dopri5(dln.dln_rhs, ...)``.
 
@@ -21,7 +22,9 @@ kernel call per path, the step size carried across the output points).  Columns 
 ``rk.solve_dop853`` exists): the same in-place right-hand sides and calls with the Dormand-Prince 8(5,3) kernel
 (``rk.solve_dop853``, same ``h0``, ``max_steps``, ``t_eval`` and hold-after-reject as the ``inplace`` call; its
 default hold for the two-point and DLN problems, as Hairer's DOP853 and SciPy's): an order-8 method against the
-peers' order-8 one at tight targets.
+peers' order-8 one at tight targets; for ``leaky``, when ``rk.solve_switching`` exists, the DOP853 kernel with the
+event location of ``leaky.shoot`` (``rhs_inplace.hamilton_rhs_sw``), the ``inplace`` column staying the DP5 kernel
+that steps over the walls.
 
 Method.  A reference end state by DOP853 at rtol 1e-13 (atol 1e-16).  For each target final error ``E`` (max
 norm relative to ``max(1, |y_ref|)``) and each solver, tolerances ``rtol = 10^-3, 10^-3.5, ..., 10^-13``
@@ -103,6 +106,12 @@ def problems(quick):
             lambda y0, w, N, Lt, ps: (lambda rt, at: rk.solve_dop853(
                 ri.hamilton_rhs, 0.0, y0, 1.0, ri.hamilton_args(w, N, Lt, 0), rtol=rt, atol=at, h0=1e-4,
                 max_steps=200_000, t_eval=ps[1:], hold_after_reject=True).y))(y0, w, N, Lt, ps)
+        if hasattr(rk, "solve_switching"):
+            def d8(rt, at, y0=y0, w=w, N=N, Lt=Lt, ps=ps):
+                a = ri.hamilton_args_sw(w, N, Lt, 0)
+                return rk.solve_switching(ri.hamilton_rhs_sw, 0.0, y0, 1.0, a, a[5], rtol=rt, atol=at, h0=1e-4,
+                                          max_steps=200_000, t_eval=ps[1:], method="dop853", blowup=1e6,
+                                          nchk=2 * w * N).y
         out.append(("leaky", f"w={w} N={N} Lt={Lt:g} (dim {y0.size}) 100 out", fun, y0, (0.0, 1.0), ps, ours, ip,
                     d8))
     # DLN gradient flow

@@ -192,27 +192,56 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
           max_total_steps: int | None = None, partial: bool = False):
     """Integrate Hamilton's equations on ``p in [0, 1]`` from ``(A0, B0)`` and return the states
     at ``n_out + 1`` equispaced points as an array ``(n_out + 1, 2 w N + 1)``, plus the total
-    accepted steps; ``None`` states when the path blows up (norm above ``blowup``).
+    accepted steps; ``None`` states when the path blows up (an entry of ``(A, B)`` above ``blowup`` in absolute value, or
+    not finite).
 
-    Integrator: Dormand-Prince 5(4) (``solvers.rk``), restarted at each output point.  The
-    ReLU kink makes ``B'`` jump where an entry of ``A`` changes sign; the embedded error
-    estimate sees the jump (local error ``O(h * jump)``) and the controller shrinks the step
-    across it until the local tolerance holds again, so no event location is needed for the
-    tolerances used here (checked against the NumPy reference and by halving rtol).  ``max_total_steps``
-    bounds the steps (accepted and rejected) over the whole path: past it the path is stiff and ``None``
-    is returned, as for a blow-up.  ``partial``: instead of ``None``, return the states reached before the
-    blow-up (the first ``k + 1`` output points, ``k >= 0``)."""
+    Integrator: Dormand-Prince 5(4) (``solvers.rk``), stepping exactly onto each output point.
+    The ReLU kink makes ``B'`` jump (and ``A'`` kink) where an entry of ``A`` changes sign.
+
+    * ``backend='numba'``: one kernel call for the whole path (:func:`solvers.rk.solve_switching` on the in-place
+      field :func:`solvers.rhs_inplace.hamilton_rhs_sw`) with event location at the walls ``A_ij = 0``: within a
+      step the field is the smooth one of the current sign pattern of ``A``; a step over a wall is redone to the
+      crossing (located on the step's Hermite interpolant, refined by Newton until switching there costs under a
+      tenth of the local tolerance), the sign flips and the integration goes on.  No step straddles a kink, so
+      the error model of the smooth pair holds piecewise (local error below ``atol + rtol |y|`` per step).
+    * ``backend='numpy'``: the NumPy reference (:func:`solvers.rk.dopri5_numpy` on :func:`hamilton_rhs_numpy`),
+      restarted at each output point (``h0 = 1e-4``) and without event location: the embedded error estimate sees
+      each jump (local error ``O(h * jump)``) and the controller shrinks the step across it until the local
+      tolerance holds again.  The two backends agree to the global integration error, not to rounding.
+
+    ``max_steps`` bounds the steps per output interval on average (``n_out * max_steps`` for the path; the numpy
+    backend: per interval).  ``max_total_steps`` bounds the steps (accepted, rejected and, numba, the attempts
+    discarded at a wall) over the whole path: past it the path is stiff and ``None`` is returned, as for a
+    blow-up.  ``partial``: instead of ``None``, return the states reached before the blow-up or the step bound
+    (the first ``k + 1`` output points, ``k >= 0``)."""
     A0 = _as_matrix(A0, "A0")
     B0 = _as_matrix(B0, "B0")
     if A0.shape != B0.shape:
         raise ValueError(f"A0 {A0.shape} and B0 {B0.shape} must have the same shape w x N")
     if not Lt > 0:
         raise ValueError(f"the effective depth Lt must be > 0 (got {Lt})")
+    if backend not in ("numba", "numpy"):
+        raise ValueError(f"unknown backend {backend!r} (numpy or numba)")
     w, N = A0.shape
     y = pack(A0, B0)
+    ps = np.linspace(0.0, 1.0, n_out + 1)
+    if backend == "numba":
+        from . import rhs_inplace as ri
+        cap = max_steps * n_out if max_total_steps is None else min(max_steps * n_out, max_total_steps)
+        out = np.empty((n_out + 1, y.size))
+        out[0] = y
+        if cap <= 0:
+            return (out[:1] if partial else None), 0
+        args = ri.hamilton_args_sw(w, N, float(Lt), int(variant))
+        r = rk.solve_switching(ri.hamilton_rhs_sw, 0.0, y, 1.0, args, args[5], rtol=rtol, atol=atol, h0=1e-4,
+                               max_steps=cap, t_eval=ps[1:], blowup=blowup, nchk=2 * w * N)
+        k = r.ys.shape[0]
+        out[1:k + 1] = r.ys
+        if r.success:
+            return out, r.accepted
+        return (out[:k + 1] if partial else None), r.accepted
     out = np.empty((n_out + 1, y.size))
     out[0] = y
-    ps = np.linspace(0.0, 1.0, n_out + 1)
     steps = 0
     budget = max_total_steps
     for k in range(n_out):
@@ -220,14 +249,8 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
         if seg <= 0:
             return (out[:k + 1] if partial else None), steps
         try:
-            if backend == "numba":
-                y, acc, rej = rk.dopri5(hamilton_rhs, ps[k], y, ps[k + 1], (w, N, float(Lt), int(variant)),
-                                        rtol=rtol, atol=atol, h0=1e-4, max_steps=seg)
-            elif backend == "numpy":
-                y, acc, rej = rk.dopri5_numpy(hamilton_rhs_numpy, ps[k], y, ps[k + 1], (w, N, float(Lt), int(variant)),
-                                              rtol=rtol, atol=atol, h0=1e-4, max_steps=seg)
-            else:
-                raise ValueError(f"unknown backend {backend!r} (numpy or numba)")
+            y, acc, rej = rk.dopri5_numpy(hamilton_rhs_numpy, ps[k], y, ps[k + 1], (w, N, float(Lt), int(variant)),
+                                          rtol=rtol, atol=atol, h0=1e-4, max_steps=seg)
         except RuntimeError:
             return (out[:k + 1] if partial else None), steps
         steps += acc

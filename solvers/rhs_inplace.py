@@ -14,6 +14,9 @@ call.  The originals are left as they are (the claims and their recorded results
 on these fields with one kernel call for the whole path (:func:`solvers.rk.solve_dopri5` with ``t_eval``: the
 integrator steps onto each output point and carries its step size across them, instead of one call and a fresh
 ``h0`` per output interval).  ``benchmarks/bench_ode_peers.py`` times them against ``scipy.integrate.solve_ivp``.
+:func:`hamilton_rhs_sw` is the leaky field with the ReLU's sides frozen in a mode (smooth in ``y``), the field of
+:func:`solvers.rk.solve_switching` that :func:`solvers.leaky.shoot` (numba backend) runs: event location at the
+walls ``A_ij = 0`` instead of steps over them.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from numba import njit
 from . import dln, rk
 from .specialise import register
 
-__all__ = ["lift_rhs", "hamilton_rhs", "hamilton_args", "dln_rhs", "dln_args", "shoot", "integrate_lifted"]
+__all__ = ["lift_rhs", "hamilton_rhs", "hamilton_args", "hamilton_rhs_sw", "hamilton_args_sw", "dln_rhs", "dln_args", "shoot", "integrate_lifted"]
 
 
 # ---------------------------------------------------------------------------
@@ -59,12 +62,11 @@ def hamilton_args(w: int, N: int, Lt: float, variant: int = 0):
     return (int(w), int(N), float(Lt), int(variant), np.empty(2 * N * N + 3 * w * N))
 
 
-@register(inplace=True)
 @njit(cache=True)
-def hamilton_rhs(t, y, args, out):
-    """In place :func:`solvers.leaky.hamilton_rhs`: ``A' = Lt (B K - A)``, ``K = R^T R + 1``, ``R = relu(A)``;
-    ``B' = -Lt (1_{A>0} o R B^T B - B)`` (variant 1: opposite sign, 2: mask dropped); ``I' = |Lt B 1|^2``."""
-    w, N, Lt, variant, work = args
+def _hamilton(y, out, w, N, Lt, variant, work, sw, frozen):
+    """The field of :func:`hamilton_rhs` (``frozen`` False: the side of each wall from the sign of ``A``) and of
+    :func:`hamilton_rhs_sw` (``frozen`` True: from ``sw``, ``R_ij = A_ij`` where ``sw_ij > 0``, else 0, and the
+    mask ``sw_ij > 0``: the smooth field of one mode, continued past its walls)."""
     n = w * N
     K = work[:N * N]
     G = work[N * N:2 * N * N]
@@ -77,7 +79,8 @@ def hamilton_rhs(t, y, args, out):
         for i in range(w):
             for j in range(N):
                 a = Am[i, j]
-                R[i, j] = a if a > 0.0 else 0.0
+                pos = sw[i * N + j] > 0.0 if frozen else a > 0.0
+                R[i, j] = a if pos else 0.0
         Kv = K.reshape(N, N)
         Gv = G.reshape(N, N)
         np.dot(R.T, R, Kv)
@@ -92,7 +95,8 @@ def hamilton_rhs(t, y, args, out):
             for j in range(N):
                 out[i * N + j] = Lt * (BK[i, j] - Am[i, j])
                 rg = RG[i, j]
-                if variant != 2 and Am[i, j] <= 0.0:
+                pos = sw[i * N + j] > 0.0 if frozen else Am[i, j] > 0.0
+                if variant != 2 and not pos:
                     rg = 0.0
                 d = -Lt * (rg - Bm[i, j])
                 out[n + i * N + j] = -d if variant == 1 else d
@@ -100,7 +104,13 @@ def hamilton_rhs(t, y, args, out):
             s += (Lt * sb) ** 2
         out[2 * n] = s
         return
-    # K = R^T R + 1 and G = B^T B as sums of rank-one updates over the rows i (inner loops contiguous)
+    # R = relu(A) (or A where sw > 0) once, into the work buffer; K = R^T R + 1 and G = B^T B as sums of rank-one
+    # updates over the rows i (inner loops contiguous, branch-free)
+    R = work[2 * N * N:2 * N * N + n]
+    for k in range(n):
+        v = y[k]
+        pos = sw[k] > 0.0 if frozen else v > 0.0
+        R[k] = v if pos else 0.0
     for k in range(N * N):
         K[k] = 1.0
         G[k] = 0.0
@@ -108,39 +118,59 @@ def hamilton_rhs(t, y, args, out):
         ri = i * N
         bi = n + i * N
         for a in range(N):
-            ra = y[ri + a]
-            ra = ra if ra > 0.0 else 0.0
+            ra = R[ri + a]
             ba = y[bi + a]
             for b in range(N):
-                rb = y[ri + b]
-                K[a * N + b] += ra * (rb if rb > 0.0 else 0.0)
+                K[a * N + b] += ra * R[ri + b]
                 G[a * N + b] += ba * y[bi + b]
-    # A' = Lt (B K - A);  B' = -Lt (mask o R G - B);  rows of out accumulated as combinations of rows of K, G
+    # A' = Lt (B K - A);  B' = -Lt (mask o R G - B): entry (i, b) summed over a in local accumulators (the same
+    # order as accumulating rows of K, G into out, without a store per term: out may alias nothing, but the
+    # compiler cannot know)
     s = 0.0
     for i in range(w):
         ri = i * N
         bi = n + i * N
-        for b in range(N):
-            out[ri + b] = 0.0
-            out[bi + b] = 0.0
-        for a in range(N):
-            ba = y[bi + a]
-            ra = y[ri + a]
-            ra = ra if ra > 0.0 else 0.0
-            for b in range(N):
-                out[ri + b] += ba * K[a * N + b]
-                out[bi + b] += ra * G[a * N + b]
         sb = 0.0
         for b in range(N):
-            out[ri + b] = Lt * (out[ri + b] - y[ri + b])
-            rg = out[bi + b]
-            if variant != 2 and y[ri + b] <= 0.0:
-                rg = 0.0
-            d = -Lt * (rg - y[bi + b])
+            x = 0.0
+            z = 0.0
+            for a in range(N):
+                x += y[bi + a] * K[a * N + b]
+                z += R[ri + a] * G[a * N + b]
+            out[ri + b] = Lt * (x - y[ri + b])
+            if variant != 2 and not (sw[ri + b] > 0.0 if frozen else y[ri + b] > 0.0):
+                z = 0.0
+            d = -Lt * (z - y[bi + b])
             out[bi + b] = -d if variant == 1 else d
             sb += y[bi + b]
         s += (Lt * sb) ** 2
     out[2 * n] = s
+
+
+@register(inplace=True)
+@njit(cache=True)
+def hamilton_rhs(t, y, args, out):
+    """In place :func:`solvers.leaky.hamilton_rhs`: ``A' = Lt (B K - A)``, ``K = R^T R + 1``, ``R = relu(A)``;
+    ``B' = -Lt (1_{A>0} o R B^T B - B)`` (variant 1: opposite sign, 2: mask dropped); ``I' = |Lt B 1|^2``."""
+    w, N, Lt, variant, work = args
+    _hamilton(y, out, w, N, Lt, variant, work, work[:0], False)
+
+
+def hamilton_args_sw(w: int, N: int, Lt: float, variant: int = 0):
+    """``args`` of :func:`hamilton_rhs_sw`: those of :func:`hamilton_args` and the mode ``sw`` (``w N`` sides of
+    the walls ``A_ij = 0``, set and flipped by :func:`solvers.rk.solve_switching`)."""
+    return hamilton_args(w, N, Lt, variant) + (np.ones(int(w) * int(N)),)
+
+
+@register(inplace=True)
+@njit(cache=True)
+def hamilton_rhs_sw(t, y, args, out):
+    """:func:`hamilton_rhs` with the ReLU's sides frozen in the mode ``sw = args[5]`` (``relu(A_ij)`` and
+    ``1_{A_ij > 0}`` read as ``A_ij`` and 1 where ``sw_ij > 0``, as 0 elsewhere): smooth in ``y``, equal to
+    :func:`hamilton_rhs` wherever the signs of ``A`` are those of ``sw``; the field for
+    :func:`solvers.rk.solve_switching` (walls: the ``w N`` entries of ``A``, the first components of ``y``)."""
+    w, N, Lt, variant, work, sw = args
+    _hamilton(y, out, w, N, Lt, variant, work, sw, True)
 
 
 def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float = 1e-12, variant: int = 0,

@@ -30,6 +30,12 @@ Error models (stated once, used by the claims):
   ``|err5|^2 / sqrt(|err5|^2 + 0.01 |err3|^2)`` (``O(h^8)``, controller exponent ``-1/8``); order 8, so at tight
   tolerances on smooth fields it takes far fewer steps than 5(4) (not across kinks of the field, where no
   high order is reached).
+* fields with switching surfaces (:func:`solve_switching`, a ReLU's walls ``y_i = 0``): the field of the current
+  mode is smooth, each wall is located (Hermite interpolant, then Newton on the landing value) and stepped onto, so
+  the embedded pair's model holds on each smooth piece; at a wall, switching at a time off by ``|y_i / y_i'|`` costs
+  ``|y_i / y_i'| |jump of the field|``, kept below a tenth of the local tolerance.  Stepping over a jump instead
+  (the plain loops) has local error ``O(h |jump|)``: the controller shrinks the step, with rejections, until that
+  passes, and the global error is far above the tolerance's (tests/test_switching.py: 300-1000x at rtol 1e-6).
 * implicit midpoint (Gauss-Legendre, order 2): conserves every quadratic invariant
   exactly (Cooper 1987); the only defect is rounding plus the fixed-point iteration
   tolerance, ``~ n_steps * (eps + iter_tol) * |invariant|``.
@@ -46,7 +52,7 @@ from numba import njit
 from .specialise import RHS, is_inplace, kernel
 
 __all__ = ["Tableau", "TABLEAUX", "DP5", "DOP853", "tableau", "order_conditions", "ODEResult", "rk_fixed", "rk_fixed_numpy",
-           "dopri5", "dopri5_numpy", "solve_dopri5", "solve_dop853", "implicit_midpoint", "implicit_midpoint_numpy"]
+           "dopri5", "dopri5_numpy", "solve_dopri5", "solve_dop853", "solve_switching", "implicit_midpoint", "implicit_midpoint_numpy"]
 
 _EPS = float(np.finfo(float).eps)
 
@@ -413,7 +419,8 @@ def tableau(name: str) -> Tableau:
 class ODEResult:
     """Outcome of an adaptive solve.  ``y`` the state at ``t`` (the end point when ``success``, else where the
     step budget ran out); ``ys`` the states at the requested output times (``t_eval``; the last row is ``y``
-    when ``success``), ``accepted``/``rejected`` steps, ``nfev`` right-hand-side evaluations, ``message``."""
+    when ``success``), ``accepted``/``rejected`` steps, ``nfev`` right-hand-side evaluations, ``message``;
+    :func:`solve_switching` adds ``events`` (walls crossed) and ``blew_up`` (stopped by its ``blowup`` bound)."""
     y: np.ndarray
     t: float
     accepted: int
@@ -423,6 +430,8 @@ class ODEResult:
     message: str
     ys: np.ndarray | None = None
     t_eval: np.ndarray | None = None
+    events: int = 0
+    blew_up: bool = False
 
 
 # ---------------------------------------------------------------------------
@@ -794,6 +803,227 @@ def _run_embedded(f, t0, y0, touts, args, rtol, atol, h0, max_steps, tab, hold=F
 _NO_E2 = np.empty(0)
 
 
+# ---------------------------------------------------------------------------
+# fields with switching surfaces: event location at the walls y_i = 0
+@njit(cache=True)
+def _hermite(y0, y1, f0, f1, h, th):
+    """Cubic Hermite interpolant at ``th`` in [0, 1] of a component with values ``y0, y1`` and derivatives ``f0, f1``
+    at the ends of a step of size ``h``."""
+    t2 = th * th
+    t3 = t2 * th
+    return ((2 * t3 - 3 * t2 + 1) * y0 + (t3 - 2 * t2 + th) * h * f0 + (3 * t2 - 2 * t3) * y1
+            + (t3 - t2) * h * f1)
+
+
+@njit(cache=True)
+def _first_crossing(y0, y1, f0, f1, h, s):
+    """Earliest ``th`` in (0, 1] where the Hermite interpolant of a switching component leaves the side ``s``
+    (``s * y0 >= 0 > s * y1``): the first sign change on a grid of 16 sub-intervals (a cubic crosses at most
+    three times), then bisection to the rounding of ``th``."""
+    a = 0.0
+    b = 1.0
+    for k in range(1, 17):
+        th = k / 16.0
+        if k == 16 or s * _hermite(y0, y1, f0, f1, h, th) < 0.0:
+            a = (k - 1) / 16.0
+            b = th
+            break
+    for _ in range(60):
+        mid = 0.5 * (a + b)
+        if mid <= a or mid >= b:
+            break
+        if s * _hermite(y0, y1, f0, f1, h, mid) < 0.0:
+            b = mid
+        else:
+            a = mid
+    return b
+
+
+def _switch_loop(t0, y0, touts, args, rtol, atol, h0, max_steps, C, A, B, E, E2, expo, fsal, hold, sw, blowup,
+                 nchk, max_refine):
+    """:func:`_dopri5_inplace_loop` for a field with switching surfaces ``y_i = 0``, ``i < len(sw)`` (a ReLU's
+    walls): the right-hand side reads the side of each wall from ``sw`` (``+1``/``-1``, shared through its
+    ``args``), not from the stage states, so within a step the field is the smooth one of the current mode and the
+    error estimate sees no kink.  An accepted step after which a component ``y_i`` is on the other side of its wall
+    (``sw_i y_i < 0``) is not taken: the earliest crossing ``th`` is located on the cubic Hermite interpolant of the
+    step, the step is redone to ``t + th h`` and refined by Newton's method on the landing value
+    (``h <- h - y_i / y_i'``) until switching there costs less than a tenth of the local tolerance
+    (``|y_i / y_i'| rms(jump / sc) <= 0.1``, ``jump`` the change of the field at the wall; at most ``max_refine``
+    redos); then the mode flips and the integration goes on from the wall.  No step straddles a wall (up to
+    crossings that leave and re-enter a side within one step, which the sign test at the step ends misses).
+    ``blowup``: the integration stops when ``max |y_i|, i < nchk`` exceeds it or the error norm is not finite.
+    Returns ``(y, ys, accepted, rejected, t, n_outputs_reached, status, events, extra_evaluations)``; status 0
+    done, 1 out of steps, 2 blow-up.  Discarded attempts (the step over a wall, the Newton redos) count as
+    rejected."""
+    m = y0.shape[0]
+    s = B.shape[0]
+    nsw = sw.shape[0]
+    y = y0.copy()
+    ynew = np.empty(m)
+    yj = np.empty(m)
+    fo = np.empty(m)
+    fn = np.empty(m)
+    nout = touts.shape[0]
+    ys = np.empty((nout, m))
+    t = t0
+    h = h0
+    K = np.empty((s, m))
+    dual = E2.shape[0] > 0
+    w5 = np.empty(m if dual else 0)
+    w3 = np.empty(m if dual else 0)
+    acc = 0
+    rej = 0
+    events = 0
+    extra = 0
+    held = False
+    for i in range(nsw):
+        sw[i] = 1.0 if y[i] > 0.0 else -1.0
+    RHS(t, y, args, K[0])
+    for k in range(nout):
+        t1 = touts[k]
+        while t < t1 and acc + rej < max_steps:
+            hsave = 0.0
+            if h > t1 - t:
+                if k < nout - 1:
+                    hsave = h
+                h = t1 - t
+            for j in range(1, s):
+                _stage_state(yj, y, K, A, j, h)
+                RHS(t + C[j] * h, yj, args, K[j])
+            if dual:
+                en = _combine853(ynew, y, K, B, E, E2, h, rtol, atol, w5, w3)
+            else:
+                en = _combine(ynew, y, K, B, E, h, rtol, atol)
+            if not np.isfinite(en):
+                return y, ys, acc, rej, t, k, 2, events, extra
+            ok = en <= 1.0
+            fac, held = _step_factor(en, expo, ok, hold, held)
+            if not ok:
+                rej += 1
+                h *= fac
+                continue
+            # a wall crossed during the step?
+            crossed = False
+            for i in range(nsw):
+                if sw[i] * ynew[i] < 0.0:
+                    crossed = True
+                    break
+            if crossed:
+                if fsal:
+                    for i in range(m):
+                        fo[i] = K[s - 1, i]
+                else:
+                    RHS(t + h, ynew, args, fo)
+                    extra += 1
+                # a component already past its wall at the start (a landing just short of it): flip it there
+                flip0 = False
+                for i in range(nsw):
+                    if sw[i] * ynew[i] < 0.0 and sw[i] * y[i] <= 0.0 and y[i] != 0.0:
+                        sw[i] = -sw[i]
+                        flip0 = True
+                if flip0:
+                    rej += 1
+                    RHS(t, y, args, K[0])
+                    extra += 1
+                    continue
+                ie = -1
+                th = 2.0
+                for i in range(nsw):
+                    if sw[i] * ynew[i] < 0.0:
+                        c = _first_crossing(y[i], ynew[i], K[0, i], fo[i], h, sw[i])
+                        if c < th:
+                            th = c
+                            ie = i
+                hfull = h
+                hl = th * h
+                rej += 1
+                landed = False
+                for it in range(max_refine + 1):
+                    for j in range(1, s):
+                        _stage_state(yj, y, K, A, j, hl)
+                        RHS(t + C[j] * hl, yj, args, K[j])
+                    if dual:
+                        en = _combine853(ynew, y, K, B, E, E2, hl, rtol, atol, w5, w3)
+                    else:
+                        en = _combine(ynew, y, K, B, E, hl, rtol, atol)
+                    if not (en <= 1.0):
+                        break
+                    if fsal:
+                        for i in range(m):
+                            fo[i] = K[s - 1, i]
+                    else:
+                        RHS(t + hl, ynew, args, fo)
+                        extra += 1
+                    g = ynew[ie]
+                    gp = fo[ie]
+                    tau = abs(g / gp) if gp != 0.0 else np.inf
+                    # the field on the other side of the wall at the landing point
+                    sw[ie] = -sw[ie]
+                    RHS(t + hl, ynew, args, fn)
+                    extra += 1
+                    sw[ie] = -sw[ie]
+                    e2 = 0.0
+                    for i in range(m):
+                        sc = atol + rtol * abs(ynew[i])
+                        d = (fn[i] - fo[i]) / sc
+                        e2 += d * d
+                    if tau * np.sqrt(e2 / m) <= 0.1 or it == max_refine:
+                        landed = True
+                        break
+                    hn = hl - g / gp
+                    if not (0.0 < hn <= hfull):
+                        landed = True
+                        break
+                    hl = hn
+                    rej += 1
+                if not landed:          # the landing step failed its error test: a smaller step from t
+                    rej += 1
+                    fac, held = _step_factor(en, expo, False, hold, held)
+                    h = hl * fac
+                    continue
+                t += hl
+                y, ynew = ynew, y
+                acc += 1
+                events += 1
+                sw[ie] = -sw[ie]
+                other = False
+                for i in range(nsw):             # walls crossed at the same time (to the landing's accuracy)
+                    if i != ie and sw[i] * y[i] < 0.0:
+                        sw[i] = -sw[i]
+                        other = True
+                if other:
+                    RHS(t, y, args, K[0])
+                    extra += 1
+                else:
+                    for i in range(m):
+                        K[0, i] = fn[i]
+                h = hfull * fac
+                if h < hsave:
+                    h = hsave
+            else:
+                t += h
+                y, ynew = ynew, y
+                if fsal:
+                    K[0] = K[s - 1]
+                else:
+                    RHS(t, y, args, K[0])
+                acc += 1
+                h *= fac
+                if h < hsave:
+                    h = hsave
+            big = 0.0
+            for i in range(nchk):
+                a = abs(y[i])
+                if a > big:
+                    big = a
+            if not (big <= blowup):
+                return y, ys, acc, rej, t, k, 2, events, extra
+        if t < t1:
+            return y, ys, acc, rej, t, k, 1, events, extra
+        ys[k] = y
+    return y, ys, acc, rej, t, nout, 0, events, extra
+
+
 def dopri5(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol: float = 1e-12,
            h0: float = 1e-3, max_steps: int = 1_000_000):
     """Numba kernel of :func:`dopri5_numpy` (same step-size controller, same results); ``f`` as in
@@ -863,6 +1093,62 @@ def solve_dop853(f, t0: float, y0, t1: float, args=(), rtol: float = 1e-10, atol
     tolerances it takes far fewer steps than the order-5 pair."""
     return solve_dopri5(f, t0, y0, t1, args, rtol=rtol, atol=atol, h0=h0, max_steps=max_steps, t_eval=t_eval,
                         backend=backend, method=DOP853, hold_after_reject=hold_after_reject)
+def solve_switching(f, t0: float, y0, t1: float, args, sw, rtol: float = 1e-10, atol: float = 1e-12,
+                    h0: float = 1e-3, max_steps: int = 1_000_000, t_eval=None, method: Tableau | str = DP5,
+                    hold_after_reject: bool = True, blowup: float = np.inf, nchk: int | None = None,
+                    max_refine: int = 3) -> ODEResult:
+    """Embedded Runge-Kutta (Dormand-Prince 5(4) unless ``method`` names another embedded tableau, e.g. ``"dop853"``)
+    for a field ``f(t, y, args, out)`` (in place, ``register(inplace=True)``) that is smooth except on the walls
+    ``y_i = 0``, ``i < len(sw)``, with event location at the walls (:func:`_switch_loop`): ``sw`` is a float64 array
+    that ``f`` finds in its ``args`` (the same object) and reads the side of each wall from (``+1``: ``y_i > 0``);
+    the kernel sets it from ``y0`` and flips an entry when the solution reaches that wall, so no step straddles a
+    kink and the error estimate controls the smooth field only.  ``t_eval`` as in :func:`solve_dopri5` (the
+    integrator steps onto the output times).  ``blowup``: stop (``success`` False, ``blew_up`` True) when
+    ``max |y_i|, i < nchk`` (all components by default) exceeds it, or when the error norm is not finite.
+    ``nfev`` counts every evaluation, the ones at the walls included.  Error model: that of the embedded pair on
+    each smooth piece, plus at each wall the cost of switching at a time off by ``|y_i / y_i'|``, kept below a
+    tenth of the local tolerance."""
+    tab = tableau(method) if isinstance(method, str) else method
+    if not isinstance(tab, Tableau) or tab.e is None:
+        raise ValueError(f"solve_switching needs an embedded tableau (with b_hat), got {method!r}")
+    if not is_inplace(f):
+        raise ValueError("solve_switching needs an in-place right-hand side f(t, y, args, out) "
+                         "(solvers.specialise.register(inplace=True))")
+    sw = np.asarray(sw)
+    y0 = np.ascontiguousarray(y0, dtype=np.float64)
+    if sw.dtype != np.float64 or sw.ndim != 1 or sw.shape[0] > y0.shape[0]:
+        raise ValueError("sw must be a 1-d float64 array, no longer than y0, shared with the right-hand side's args")
+    t0, t1 = float(t0), float(t1)
+    if not t1 >= t0:
+        raise ValueError(f"t1 = {t1} must be >= t0 = {t0}")
+    if t_eval is None:
+        touts = np.array([t1])
+    else:
+        touts = np.asarray(t_eval, dtype=np.float64).ravel()
+        if touts.size == 0 or touts[-1] != t1:
+            touts = np.append(touts, t1)
+        if np.any(np.diff(touts) <= 0) or touts[0] <= t0 or touts[-1] > t1:
+            raise ValueError("t_eval must be strictly increasing, inside (t0, t1]")
+    nchk = y0.shape[0] if nchk is None else int(nchk)
+    e2 = tab.e2 if tab.e2 is not None else _NO_E2
+    y, ys, acc, rej, t, nreached, status, events, extra = kernel(_switch_loop, f)(
+        t0, y0, touts, args, float(rtol), float(atol), float(h0), int(max_steps), tab.c, tab.A, tab.b, tab.e, e2,
+        tab.error_exponent, tab.fsal, bool(hold_after_reject), sw, float(blowup), nchk, int(max_refine))
+    ys = ys[:nreached]
+    nfev = 1 + (tab.stages - 1) * (acc + rej) + (0 if tab.fsal else acc) + extra
+    ok = status == 0
+    if ok:
+        msg = "reached t1"
+    elif status == 1:
+        msg = f"{tab.name} did not reach t1={t1} in {max_steps} steps (stopped at t={t})"
+    else:
+        msg = f"the solution blew up (max |y_i| > {blowup:g} or not finite) at t={t}"
+    return ODEResult(y=y, t=float(t), accepted=int(acc), rejected=int(rej), nfev=int(nfev), success=ok,
+                     message=msg, ys=ys if t_eval is not None else None,
+                     t_eval=touts[:len(ys)] if t_eval is not None else None, events=int(events),
+                     blew_up=status == 2)
+
+
 # ---------------------------------------------------------------------------
 # implicit midpoint
 def implicit_midpoint_numpy(f, t0: float, y0, h: float, n: int, args=(), tol: float = 2e-15,

@@ -45,7 +45,7 @@ SCRIPT = textwrap.dedent('''
             "rk_fixed/dln": rk.rk_fixed(dln.dln_rhs, 0.0, y0, 0.01, 5, args),
             "dopri5/lift": tp.integrate_lifted(z0, P, 0.5)[0],
             "rk_fixed/lift": rk.rk_fixed(tp.lift_rhs, 0.0, z0, 0.01, 5, (P,)),
-            "dopri5/hamilton": leaky.shoot(rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), 1.5,
+            "switch/hamilton": leaky.shoot(rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), 1.5,
                                            n_out=2)[0][-1],
             "dopri5/mc": rk.dopri5(rle._mc_rhs, 0.0, np.array([0.3, -0.2, 0.1, 0.4]), 0.1, (3.0,),
                                    rtol=1e-10, atol=1e-14)[0],
@@ -75,8 +75,8 @@ SCRIPT = textwrap.dedent('''
                       "results": {k: np.asarray(v).tolist() for k, v in out.items()}}))
 ''')
 
-LOOPS = {"_implicit_midpoint_loop", "_dopri5_loop", "_rk_fixed_loop", "_lie_rk_loop"}
-RHS = {"solvers_dln__dln_rhs", "solvers_twopoint__lift_rhs", "solvers_leaky__hamilton_rhs",
+LOOPS = {"_implicit_midpoint_loop", "_dopri5_loop", "_rk_fixed_loop", "_lie_rk_loop", "_switch_loop"}
+RHS = {"solvers_dln__dln_rhs", "solvers_twopoint__lift_rhs", "solvers_rhs_inplace__hamilton_rhs_sw",
        "theorems_menon_sec14_1_matrix_completion___mc_rhs", "solvers_chen__effective_rhs"}
 
 
@@ -112,7 +112,7 @@ def test_second_process_loads_every_specialisation_from_disk(tmp_path):
     assert pairs == {("_implicit_midpoint_loop", "solvers_dln__dln_rhs"), ("_dopri5_loop", "solvers_dln__dln_rhs"),
                      ("_rk_fixed_loop", "solvers_dln__dln_rhs"), ("_dopri5_loop", "solvers_twopoint__lift_rhs"),
                      ("_rk_fixed_loop", "solvers_twopoint__lift_rhs"),
-                     ("_dopri5_loop", "solvers_leaky__hamilton_rhs"), ("_dopri5_loop", "theorems_menon_sec14_1_matrix_completion___mc_rhs"),
+                     ("_switch_loop", "solvers_rhs_inplace__hamilton_rhs_sw"), ("_dopri5_loop", "theorems_menon_sec14_1_matrix_completion___mc_rhs"),
                      ("_lie_rk_loop", "solvers_chen__effective_rhs")}
     # cold cache: the first process compiled each of them (so the folder under test is the one in use)
     assert all(first["kernels"][q]["misses"] >= 1 for q in cached)
