@@ -15,7 +15,7 @@ import numpy as np
 import sympy as sp
 
 from theorems.claim import Claim, Outcome, Param
-from theorems.sander._part1 import _fit_slope
+from theorems.sander._resnet_harness import _fit_slope
 
 
 # ===========================================================================

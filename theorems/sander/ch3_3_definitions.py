@@ -5,7 +5,7 @@ with Prop 3.12 and Cor 3.13-3.14, l.1637-1645; ``sander.ode_discretisation``) an
 initialisation (l.1645-1647; ``sander.init_trivial_ode``).
 
 Catalogue sander_part1 §2.5 (M3.2-M3.5).  Conventions and the rate error model of the "O(1/L)" checks: see
-:mod:`theorems.sander._part1`.
+:mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from solvers import resnet_train as rt
 from solvers import xp_sander1 as xk
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.sander._part1 import ACTS, SLOPE_TOL, _ladder, _slopes
+from theorems.sander._resnet_harness import ACTS, SLOPE_TOL, _ladder, _slopes
 
 
 EPS = float(np.finfo(float).eps)

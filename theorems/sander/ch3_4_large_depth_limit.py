@@ -5,7 +5,7 @@ the early-stopping remark after it (l.1702; ``sander.early_stopping_heuristic``)
 Def 3.5 / Prop 3.6 (Sec 3.4.2, l.1710-1728; ``sander.pl_condition``).
 
 Catalogue sander_part1 §2.6 (F3.1-F3.4), §2.7 (P3.1, P3.2).  Conventions (GF time, the gap ``max_k |Z_{k+1} - Z_k|_F``) and the rate error
-model of the "O(1/L)" checks: see :mod:`theorems.sander._part1`.
+model of the "O(1/L)" checks: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import numpy as np
 
 from solvers import resnet_train as rt
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.sander._part1 import SLOPE_TOL, _ladder, _slopes
+from theorems.sander._resnet_harness import SLOPE_TOL, _ladder, _slopes
 
 
 EPS = float(np.finfo(float).eps)

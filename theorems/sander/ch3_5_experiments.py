@@ -6,7 +6,7 @@ weights against activation and initialisation; ``sander.table31_synthetic``) and
 Table 3.1 (not reproducible here; ``sander.table31_cifar``).
 
 Catalogue sander_part1 §2.9 (X3.1-X3.4), §4 E20.  Conventions (GF time = iterations x eta; gap ``max_k |Z_{k+1}-Z_k|_F``): see
-:mod:`theorems.sander._part1`.
+:mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ definition of global Lipschitz continuity (T3.1, l.1830-1834: the typo g(u', v) 
 ``sander.lipschitz_definition``) and the backpropagation (3.13)-(3.16) of the general ResNet (3.12) with erratum E8
 (l.1852-1862; ``sander.resnet_backprop``).
 
-Catalogue sander_part1 §2.8 (T3.1, T3.2), §4 E8, E17.  Conventions: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.8 (T3.1, T3.2), §4 E8, E17.  Conventions: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from solvers import resnet_train as rt
 from solvers import xp_sander1 as xk
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.sander._part1 import ACTS
+from theorems.sander._resnet_harness import ACTS
 
 
 EPS = float(np.finfo(float).eps)

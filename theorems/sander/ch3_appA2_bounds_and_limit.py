@@ -4,7 +4,7 @@ in the operator norm (erratum E10, l.1968-1980; ``sander.pl_bounds_operator_norm
 and the continuous adjoint of the limit training system (3.44) with erratum E9 (App 3.A.5, l.2326-2414;
 ``sander.limit_adjoint_sign``).
 
-Catalogue sander_part1 §2.7 (P3.5), §2.8 (T3.4, T3.5), §4 E9, E10.  Conventions: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.7 (P3.5), §2.8 (T3.4, T3.5), §4 E9, E10.  Conventions: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ prefactor n (E13, l.2572 and l.2750, and the 2C typo; ``sander.chernoff_prefacto
 ``sander.long_time_threshold``) and Remark 3.18, 'C does not depend on m' -- K_1 grows with m (E15, l.2630;
 ``sander.remark318_m_dependence``).
 
-Catalogue sander_part1 §2.7 (P3.2, P3.3), §2.8 (T3.10), §4 E11, E13, E15, E16.  Conventions: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.7 (P3.2, P3.3), §2.8 (T3.10), §4 E11, E13, E15, E16.  Conventions: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 Lemma 3.22 (Moore-Osgood, with Thm 3.7's discussion l.1755): the order of t -> oo and L -> oo does not matter
 under uniform convergence (P3.4, l.2676-2692; ``sander.limit_order``).
 
-Catalogue sander_part1 §2.7 (P3.4), §2.8 (T3.6, T3.7).  Conventions: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.7 (P3.4), §2.8 (T3.6, T3.7).  Conventions: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 

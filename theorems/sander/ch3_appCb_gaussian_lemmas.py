@@ -4,7 +4,7 @@ with the list of cosmetic typos, l.2700-2703; ``sander.lemma323_proof_step``); i
 lambda_min(E[M|X]) >= m eta_r^2 / 8 through Mehler's formula (T3.9, l.2716-2732; ``sander.mehler_lower_bound``)
 and the matrix-Chernoff exponent with erratum E12 (l.2732-2744; ``sander.chernoff_exponent``).
 
-Catalogue sander_part1 §2.8 (T3.8, T3.9), §4 E12, E17.  Conventions: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.8 (T3.8, T3.9), §4 E12, E17.  Conventions: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
