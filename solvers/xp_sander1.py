@@ -73,10 +73,10 @@ def fd_gradients(xp, loss_b, arrays, h: float = 1e-5, budget: int = 2_000_000):
 
 
 # ---------------------------------------------------------------------------
-# linear ResNets (Sander ch. 2, notation of theorems/sander/_part1.py)
+# linear ResNets (Sander ch. 2, notation of theorems/sander/_resnet_harness.py)
 def lin_prods(xp, th):
     """For ``th (..., N, d, d)``: ``Pi``, ``before`` (``Pi_{n:}``, stacked ``(..., N, d, d)``) and ``after``
-    (``Pi_{:n}``), in the multiplication order of ``theorems.sander._part1.prods``."""
+    (``Pi_{:n}``), in the multiplication order of ``theorems.sander._resnet_harness.prods``."""
     N, d = th.shape[-3], th.shape[-1]
     I = xp.eye(d, dtype=xp.float64)
     A = I + th / N

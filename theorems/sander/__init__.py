@@ -13,7 +13,7 @@ App 2.A.2-2.A.5), ``ch2_4_adjoint_method`` (§2.4, App 2.A.6-2.A.8), ``ch2_5_exp
 ``ch3_4_large_depth_limit`` (§3.4, App 3.B.3-3.B.4), ``ch3_5_experiments`` (§3.5, App 3.E),
 ``ch3_appA0_backprop_lipschitz`` (App 3.A), ``ch3_appA2_bounds_and_limit`` (App 3.A.2-3.A.5), ``ch3_appB5_B6_prop36_thm37``
 (App 3.B.5-3.B.6), ``ch3_appCa_ode_and_limit_lemmas`` and ``ch3_appCb_gaussian_lemmas`` (App 3.C),
-``ch3_appD_relu_counterexample`` (App 3.D).  Private helpers shared by several of them: ``_part1`` (the linear-ResNet
+``ch3_appD_relu_counterexample`` (App 3.D).  Private helpers shared by several of them: ``_resnet_harness`` (the linear-ResNet
 harness H2, the adjoint harness's weight draws, the log-log slope fits, chapter 3's depth ladder; it states Part I's
 conventions once).
 

@@ -23,7 +23,7 @@ from scipy.integrate import solve_ivp
 from solvers import xp_sander1 as xk
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.sander._part1 import _slopes
+from theorems.sander._resnet_harness import _slopes
 
 
 EPS = float(np.finfo(float).eps)

@@ -27,7 +27,7 @@ from scipy.integrate import solve_ivp
 
 from solvers import resnet_ode as ro
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.sander._part1 import _fit_slope
+from theorems.sander._resnet_harness import _fit_slope
 
 
 EPS = float(np.finfo(float).eps)

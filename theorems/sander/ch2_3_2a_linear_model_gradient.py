@@ -4,7 +4,7 @@ gradient of Sec 2.3.2 (l.821, erratum E2; ``sander.linear_gradient``) and the de
 ``N nabla_n = O(1)``, and the l.992 gradient runs time 2x slower; ``sander.linear_rescaled_flow``).
 
 Catalogue sander_part1 §2.2 (L1-L3).  Notation (harness H2, paper order of the product, the true gradient
-``(2/N) S^T G Sigma P^T``): see :mod:`theorems.sander._part1`.
+``(2/N) S^T G Sigma P^T``): see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from scipy.integrate import solve_ivp
 from solvers import xp_sander1 as xk
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.sander._part1 import _h2_instance, _spd, grad
+from theorems.sander._resnet_harness import _h2_instance, _spd, grad
 
 
 EPS = float(np.finfo(float).eps)

@@ -4,7 +4,7 @@ seed l.825-831) and App 2.A.2 (proof of Prop 2.4, l.988-1035): Prop 2.4 with the
 ``sander.linear_pl_bounds``) and the gradient identities (l.1020-1026; ``sander.linear_gradient_identities``).
 
 Catalogue sander_part1 §2.2 (L4-L6), §4 E1, E2.  Notation (harness H2, the true gradient, the
-corrected Assumption 2.3): see :mod:`theorems.sander._part1`.
+corrected Assumption 2.3): see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from scipy.integrate import solve_ivp
 from solvers import xp_sander1 as xk
 from solvers.xp import asnumpy, on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.sander._part1 import E, _flow, _psi_init, _spd, _thr_corrected, grad, loss, opn, prods
+from theorems.sander._resnet_harness import E, _flow, _psi_init, _spd, _thr_corrected, grad, loss, opn, prods
 
 
 EPS = float(np.finfo(float).eps)

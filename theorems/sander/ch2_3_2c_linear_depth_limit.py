@@ -7,7 +7,7 @@ Lemma 2.13 (l.1222-1240; ``sander.linear_euler_lemma_2_13``) and the limit PDE o
 ``sander.linear_limit_pde``).
 
 Catalogue sander_part1 §2.2 (L7-L12), §3.2 R2, §4 E6, E18.  Notation (harness H2, ``psi_N(s, t) =
-theta_{max(1, ceil(Ns))}(t)``, the true gradient): see :mod:`theorems.sander._part1`.
+theta_{max(1, ceil(Ns))}(t)``, the true gradient): see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from scipy.linalg import expm
 from solvers import xp_sander1 as xk
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.sander._part1 import _flow, _h2_instance, _psi_init, _spd, _thr_corrected, grad, loss, opn, prods
+from theorems.sander._resnet_harness import _flow, _h2_instance, _psi_init, _spd, _thr_corrected, grad, loss, opn, prods
 
 
 EPS = float(np.finfo(float).eps)

@@ -6,7 +6,7 @@ Prop 2.11's constant (l.892-894, erratum E3; ``sander.heun_reconstruction_consta
 
 Catalogue sander_part1 §2.3 (A1-A5, A8), §3.2 R3-R5, §4 E3, E17.  Harness and notation decisions (the
 "error in gradients", ``C_f``, ``L_f``, the ``N + 1`` HeunNet parameter sets, ``Delta_theta^N``, the ``smooth``
-and ``iid`` weight families): see :mod:`theorems.sander._part1`.
+and ``iid`` weight families): see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import sympy as sp
 
 from solvers import resnet_ode as ro
 from theorems.claim import Claim, Outcome, Param, ParamError
-from theorems.sander._part1 import FAMILIES, _draw, _fit_slope
+from theorems.sander._resnet_harness import FAMILIES, _draw, _fit_slope
 
 
 EPS = float(np.finfo(float).eps)

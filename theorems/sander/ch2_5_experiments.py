@@ -3,7 +3,7 @@ l.1510-1537): the CIFAR-10/ImageNet experiments of Tables 2.1-2.2 and Fig 2.3(a,
 reproducible here: ``sander.resnet_ode_experiments``) and a CPU-scale reproduction of Fig 2.4, training with
 memory-free gradients (l.932-940; ``sander.adjoint_training_cpu``).
 
-Catalogue sander_part1 §2.4 (X2.1-X2.6, X2.8).  Harness: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.4 (X2.1-X2.6, X2.8).  Harness: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ constant (A7, (2.18)-(2.19), l.1495-1506: the Heun parameter-gradient map Psi is
 ``sander.heun_psi_lipschitz``).
 
 Catalogue sander_part1 §2.3 (A6, A7), §4 E4, E5.  Harness and notation (``N + 1`` HeunNet parameter sets,
-``Delta_theta^N``): see :mod:`theorems.sander._part1`.
+``Delta_theta^N``): see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from solvers import xp_sander1 as xk
 from solvers.fd import gradient_with_error
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, inconclusive
-from theorems.sander._part1 import FAMILIES, _draw
+from theorems.sander._resnet_harness import FAMILIES, _draw
 
 
 EPS = float(np.finfo(float).eps)

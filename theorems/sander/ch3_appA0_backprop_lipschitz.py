@@ -3,7 +3,7 @@ definition of global Lipschitz continuity (T3.1, l.1830-1834: the typo g(u', v) 
 ``sander.lipschitz_definition``) and the backpropagation (3.13)-(3.16) of the general ResNet (3.12) with erratum E8
 (l.1852-1862; ``sander.resnet_backprop``).
 
-Catalogue sander_part1 §2.8 (T3.1, T3.2), §4 E8, E17.  Conventions: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.8 (T3.1, T3.2), §4 E8, E17.  Conventions: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from solvers import resnet_train as rt
 from solvers import xp_sander1 as xk
 from solvers.xp import on, xp_of
 from theorems.claim import Claim, Outcome, Param, ParamError, inconclusive
-from theorems.sander._part1 import ACTS
+from theorems.sander._resnet_harness import ACTS
 
 
 EPS = float(np.finfo(float).eps)
@@ -54,7 +54,8 @@ backprop = Claim(
     notes="Checked against solvers.fd central differences on random nets (all of A, V_k, W_k, B random, so "
           "no gradient vanishes by symmetry).  The same index shift p_{k-1} recurs in (3.20), (3.37) and l.2330; "
           "the proof of Prop 3.6 uses the right p_{k+1} for V_{k+1} (l.2556).  (3.14) and (3.16) are correct.  "
-          "ReLU: FD is valid only away from kinks; an instance with a pre-activation within 4h of 0 is inconclusive.",
+          "ReLU: FD is valid only away from kinks; an instance with a pre-activation within 40h of 0 is inconclusive "
+          "(h = 1e-7 for ReLU since session 9, 1e-5 otherwise: 4/20 -> 0/20 inconclusive on sweep seed 4100402).",
     catalogue="sander_part1 §2.8 T3.2; §4 E8",
     covers=("T3.2", "M3.1", "E8"),
 )
@@ -72,7 +73,9 @@ def _bp_instance(p):
 
 def _bp_outcome(p, variant):
     X, Y, A, V, W, B = _bp_instance(p)
-    h = 1e-5
+    # ReLU: a step 100x smaller keeps the stencil off the kinks in far more draws (session 9: h = 1e-5 left 4 of 20
+    # draws of sweep 4100402 inconclusive, all ReLU); the FD error estimate (cancellation eps |l|/h) sets the tolerance
+    h = 1e-7 if p.act == "relu" else 1e-5
     if p.act == "relu":
         H, _ = rt.forward_numpy(X, A, V, W, B, "relu")
         pre = np.einsum("lnq,lmq->lnm", H[:-1], W) / math.sqrt(p.q)

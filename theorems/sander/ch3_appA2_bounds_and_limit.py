@@ -4,7 +4,7 @@ in the operator norm (erratum E10, l.1968-1980; ``sander.pl_bounds_operator_norm
 and the continuous adjoint of the limit training system (3.44) with erratum E9 (App 3.A.5, l.2326-2414;
 ``sander.limit_adjoint_sign``).
 
-Catalogue sander_part1 §2.7 (P3.5), §2.8 (T3.4, T3.5), §4 E9, E10.  Conventions: see :mod:`theorems.sander._part1`.
+Catalogue sander_part1 §2.7 (P3.5), §2.8 (T3.4, T3.5), §4 E9, E10.  Conventions: see :mod:`theorems.sander._resnet_harness`.
 """
 from __future__ import annotations
 
@@ -242,7 +242,11 @@ prop39 = Claim(
           "|A|_2 <= |A_init|_2 + M (triangle inequality); tightness |A|_2 / (|A_init|_2 + M), max over A and B.  "
           "Bound (audit issue 21): equality for the rank-one perturbation along the top singular pair (E_A = e_1 e_1^T, "
           "E_B = e_q^T-row: A = diag(1 + M, 1, ..) (witness)); the sharpened constant |A|_2 <= 0.9 (|A_init|_2 + M) "
-          "fails there.  Typos: 'PL condition (3.5)' is Def 3.5 (l.1970, 1998); E subset R^d x R^p should be R^q x R^p.",
+          "fails there.  Typos: 'PL condition (3.5)' is Def 3.5 (l.1970, 1998); E subset R^d x R^p should be R^q x R^p.  "
+          "Session-9 read-through (issue 21): the corrected numeric check is the triangle inequality |A_init + M E|_2 <= "
+          "|A_init|_2 + M, true for every input; it cannot fail short of a bug and is kept as the sanity check of the "
+          "corrected form with its tightness witness (equality, so the constant is sharp).  The erratum rests on the "
+          "falsifier 'stated': the printed Frobenius bound fails on the document's own A_init = (I_d; 0) for d >= 2.",
     catalogue="sander_part1 §2.7 P3.5; §4 E10",
     covers=("P3.5", "E10"),
 )

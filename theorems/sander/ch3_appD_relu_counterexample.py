@@ -1,7 +1,7 @@
 """Chapter 3, App 3.D "Counter-example for the ReLU case" (seed l.2756-2788): ReLU breaks smoothness in
 depth (``sander.relu_counterexample``, with erratum E14 in its flow equation, l.2775-2779).
 
-Catalogue sander_part1 §2.9 (D3.1), §4 E14.  Conventions as in :mod:`theorems.sander._part1` (GF time = iterations x
+Catalogue sander_part1 §2.9 (D3.1), §4 E14.  Conventions as in :mod:`theorems.sander._resnet_harness` (GF time = iterations x
 eta; gap ``max_k |Z_{k+1}-Z_k|_F``).  The App. 3.D network is the q = m = 1 case of (3.3) with ``V_k = 1`` frozen,
 depth ``2L``: ``h_{k+1} = h_k + ReLU(w_{k+1} h_k) / (2L)``; it is run through :mod:`solvers.resnet_train`.
 """

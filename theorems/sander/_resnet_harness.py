@@ -1,5 +1,7 @@
-"""Private helpers shared by several claim modules of Sander's thesis, Part I (chapters 1-3; seed
-004_1c55d58107c357f8.txt, l.705-2804; catalogue ``research/sander_part1.md``).  No claims are declared here.
+"""The ResNet harnesses shared by the claim modules of Sander's thesis, chapters 1-3 (Part I; seed
+004_1c55d58107c357f8.txt, l.705-2804; catalogue ``research/sander_part1.md``): linear-ResNet gradient flows, adjoint weight draws, depth ladders
+and slope fits.  No claims are declared here; only the ch1_*, ch2_*, ch3_* modules of this package import it (it was
+``_part1``, a name from the thesis's part, until session 9).
 
 It holds, in the order of the thesis: the log-log slope fit with its standard error (``_fit_slope``,
 used by ``ch2_3_1a_distance_to_ode``, ``ch2_3_1b_nonsmooth_weights`` and ``ch2_4_adjoint_method``); harness H2
