@@ -184,7 +184,8 @@ def _(p):
     e1 = measure("euler", p.family, p.N, p.d, p.seed, p.backend)
     e2 = measure("euler", p.family, 2 * p.N, p.d, p.seed, p.backend)
     return Outcome(residual=e2["recon"], tolerance=0.375 * e1["recon"] + e2["rounding"],
-                   values={"err_N": e1["recon"], "err_2N": e2["recon"], "ratio": e2["recon"] / e1["recon"]},
+                   values={"err_N": e1["recon"], "err_2N": e2["recon"], "ratio": e2["recon"] / e1["recon"],
+                           "claimed_value": 0.25 * e1["recon"] + e2["rounding"]},   # what 1/N^2 predicts
                    message=f"err(2N)/err(N) = {e2['recon'] / e1['recon']:.4f} (0.5 for 1/N, 0.25 for 1/N^2)")
 
 
@@ -247,6 +248,7 @@ def _ratio_outcome(p, power, factor=1.2):
         c1 = p.N ** power * float(np.exp(np.mean(l1)))
         c2 = c1 * float(np.exp(np.mean(r)))
         tol = factor * c1 * math.exp(3 * se) + rnd
+        claimed = c1 + rnd      # N^p err unchanged from N to 2N: what the rate 1/N^p predicts
         vals = {f"N^{power}_err_N": c1, f"N^{power}_err_2N": c2, "grad_err_N": c1 / p.N ** power,
                 "grad_err_2N": c2 / (2 * p.N) ** power, "rel_err_N": float(np.exp(np.mean(np.log(rel1)))),
                 "rel_err_2N": float(np.exp(np.mean(np.log(rel2)))), "log_ratio_mean": float(np.mean(r)),
@@ -256,9 +258,10 @@ def _ratio_outcome(p, power, factor=1.2):
         b = _avg("euler", p.family, 2 * p.N, p.d, p.seed, p.backend)
         c1, c2 = p.N ** power * a["grad"], (2 * p.N) ** power * b["grad"]
         tol = factor * c1 + (2 * p.N) ** power * b["grad_rounding"]
+        claimed = c1 + (2 * p.N) ** power * b["grad_rounding"]
         vals = {"grad_err_N": a["grad"], "grad_err_2N": b["grad"], f"N^{power}_err_N": c1, f"N^{power}_err_2N": c2,
                 "rel_err_N": a["grad_rel"], "rel_err_2N": b["grad_rel"]}
-    return Outcome(residual=c2, tolerance=tol, values=vals,
+    return Outcome(residual=c2, tolerance=tol, values={**vals, "claimed_value": claimed},
                    message=f"N^{power} * gradient error: {c1:.4f} at N={p.N}, {c2:.4f} at N={2 * p.N}")
 
 
