@@ -12,32 +12,10 @@ from scipy.integrate._ivp import dop853_coefficients as sc853
 from solvers import dln, rk, rhs_inplace as ri
 from solvers.specialise import register
 
+from _oscillator import osc as _osc, osc_inplace as _osc_ip, osc_np as _osc_np  # noqa: E402
+
 EPS = np.finfo(float).eps
 T853 = rk.DOP853
-
-
-@register
-@njit(cache=True)
-def _osc(t, y, args):
-    """Harmonic oscillator x' = v, v' = -w^2 x (w = args[0]), out of place."""
-    w = args[0]
-    out = np.empty(2)
-    out[0] = y[1]
-    out[1] = -w * w * y[0]
-    return out
-
-
-@register(inplace=True)
-@njit(cache=True)
-def _osc_ip(t, y, args, out):
-    """:func:`_osc` in place (same operations, same bits)."""
-    w = args[0]
-    out[0] = y[1]
-    out[1] = -w * w * y[0]
-
-
-def _osc_np(t, y, w):
-    return np.array([y[1], -w * w * y[0]])
 
 
 @register(inplace=True)

@@ -9,22 +9,9 @@ from numba import njit
 from solvers import dln, matfun, rk, sde
 from solvers.specialise import register
 
+from _oscillator import osc as _osc, osc_inplace as _osc_inplace, osc_np as _osc_np  # noqa: E402
+
 EPS = np.finfo(float).eps
-
-
-@register
-@njit(cache=True)
-def _osc(t, y, args):
-    """Harmonic oscillator y = (x, v): x' = v, v' = -w^2 x (w = args[0])."""
-    w = args[0]
-    out = np.empty(2)
-    out[0] = y[1]
-    out[1] = -w * w * y[0]
-    return out
-
-
-def _osc_np(t, y, w):
-    return np.array([y[1], -w * w * y[0]])
 
 
 def _dln_problem(seed=0, widths=(3, 3, 3, 3)):
@@ -121,15 +108,6 @@ def test_unknown_method_is_a_clear_error():
 
 # ---------------------------------------------------------------------------
 # Runge-Kutta methods as validated tableaux; result objects; the in-place right-hand-side protocol
-@register(inplace=True)
-@njit(cache=True)
-def _osc_inplace(t, y, args, out):
-    """:func:`_osc` written into the integrator's buffer (same arithmetic)."""
-    w = args[0]
-    out[0] = y[1]
-    out[1] = -w * w * y[0]
-
-
 def _logistic_np(t, y):
     return y * (1.0 - y)
 
