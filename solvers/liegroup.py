@@ -121,7 +121,7 @@ class LieResult:
     nrejected: int
     success: bool
     message: str
-    nevents: int = 0      # wall crossings located (lie_dopri5_walls)
+    nevents: int = 0      # wall crossings located (lie_dopri5_walls; each cuts a step, counted here, not in naccepted)
     side: np.ndarray | None = None    # the sides at t (lie_dopri5_walls)
 
 
