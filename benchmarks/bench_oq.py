@@ -10,14 +10,19 @@ per cluster.  The field jumps where a point crosses a sector wall (ReLU), so it 
 Methods (all on the same right-hand side, the Numba ``effective_rhs``):
 
 * ``lie-dp5``   adaptive Cayley-RKMK Dormand-Prince 5(4) (solvers/liegroup.lie_dopri5), rtol = atol = tol;
+* ``walls``     the same with the sector walls located (solvers/liegroup.lie_dopri5_walls on
+                solvers/chen.effective_rhs_sided, i.e. chen.integrate_adaptive(walls=True)): the field's side is held
+                over a step, a step that crosses a wall is cut at the crossing (state from the continuous extension);
+* ``walls-rs``  the same, the cut step re-done as a Runge-Kutta step of the located length (6 more evaluations
+                per crossing, error of the method instead of the order-4 extension's);
 * ``cay-rk4``   fixed-step Cayley-RKMK RK4 (solvers/orthogonal.lie_rk, what chen.integrate uses), n steps;
 * ``RK45``, ``DOP853``: ``scipy.integrate.solve_ivp`` on the flat embedded ODE z = (beta, vec R),
   R' = A R entrywise (solvers/chen.flat_rhs), rtol = atol = tol.
 
 Error: at t = T, ``max_i |z_i - zref_i| / (1 + |zref_i|)`` over the entries of (beta, R) (betas are of size
-~3Q, rotations of size 1).  Reference: DOP853 at rtol = 2.3e-14 (~100 eps), atol = 2.3e-16; lie-dp5 at the same
-tolerances is computed too and their distance printed (the reference's own uncertainty; errors below it are not
-resolved).  The ladders use rtol = atol = tol from 1e-3 to 1e-13 by half decades, and 3e-14.
+~3Q, rotations of size 1).  Reference: DOP853 at rtol = 2.3e-14 (~100 eps), atol = 2.3e-16; lie-dp5 and walls at
+the same tolerances are computed too and their distances printed (the reference's own uncertainty; errors below
+it are not resolved).  The ladders use rtol = atol = tol from 1e-3 to 1e-13 by half decades, and 3e-14.
 ``orth`` = max |R^T R - I| at t = T (the flat methods drift, the Lie-group ones stay at rounding).
 
 Each method runs a ladder of tolerances (step counts) once; for each target error (1e-6, 1e-8, 1e-10) the
@@ -68,6 +73,17 @@ def runners(P, T):
             raise RuntimeError(r.message)
         return r.y, r.Rs, r.nfev
 
+    W = (P["args"][0], P["args"][1])
+
+    def walls(restep):
+        def run(tol):
+            r = liegroup.lie_dopri5_walls(cm.effective_rhs_sided, 0.0, P["y0"], P["R0"], T, W, P["args"], rtol=tol,
+                                          atol=tol, restep=restep)
+            if not r.success:
+                raise RuntimeError(r.message)
+            return r.y, r.Rs, r.nfev
+        return run
+
     def rk4(n):
         y, Rs = orthogonal.lie_rk(cm.effective_rhs, 0.0, P["y0"], P["R0"], T / n, n, P["args"])
         return y, Rs, 4 * n
@@ -84,6 +100,8 @@ def runners(P, T):
     lad = [10.0 ** (-k / 2) for k in range(6, 27)] + [3e-14]     # 1e-3 .. 1e-13 by half decades, 3e-14
     return {
         "lie-dp5": (lad, lie),
+        "walls": (lad, walls(False)),
+        "walls-rs": (lad, walls(True)),
         "cay-rk4": ([2 ** k for k in range(3, 15)], rk4),
         "RK45": (lad, ivp("RK45")),
         "DOP853": (lad, ivp("DOP853")),
@@ -108,6 +126,8 @@ def bench_problem(P, T, repeat, quick):
     R = runners(P, T)
     # warm-up (compilation / cache load)
     R["lie-dp5"][1](1e-3)
+    R["walls"][1](1e-3)
+    R["walls-rs"][1](1e-3)
     R["cay-rk4"][1](4)
     m, L, Q = P["y0"].size, P["L"], P["Q"]
     g = cm.flat_rhs("corrected", P["clusters"], P["yt"], L, Q)
@@ -116,14 +136,17 @@ def bench_problem(P, T, repeat, quick):
     ref = (s.y[:m, -1], s.y[m:, -1].reshape(L, Q, Q))
     r2 = liegroup.lie_dopri5(cm.effective_rhs, 0.0, P["y0"], P["R0"], T, P["args"], rtol=REF_TOL, atol=REF_TOL / 100)
     ref_gap = err_of(r2.y, r2.Rs, ref)
+    r3 = liegroup.lie_dopri5_walls(cm.effective_rhs_sided, 0.0, P["y0"], P["R0"], T, (P["args"][0], P["args"][1]),
+                                   P["args"], rtol=REF_TOL, atol=REF_TOL / 100, restep=True)
+    ref_gap_w = err_of(r3.y, r3.Rs, ref)
     print(f"  reference DOP853 rtol {REF_TOL:.2g} atol {REF_TOL / 100:.2g} ({c_ref:.2f} s, {s.nfev} evals); "
-          f"|lie-dp5 at the same tolerances - reference| = {ref_gap:.2e} (errors below ~this are not resolved)",
-          flush=True)
+          f"|lie-dp5 at the same tolerances - reference| = {ref_gap:.2e}, |walls-rs - reference| = {ref_gap_w:.2e} "
+          f"({r3.nevents} wall crossings; errors below ~these are not resolved)", flush=True)
     runs = {}
     for name, (ladder, fn) in R.items():
         runs[name] = []
         for par in ladder:
-            if quick and name in ("RK45", "DOP853", "lie-dp5") and par < 1e-11:
+            if quick and name in ("RK45", "DOP853", "lie-dp5", "walls", "walls-rs") and par < 1e-11:
                 continue
             (y, Rs, nfev), c, w = cpu(lambda: fn(par))
             e = err_of(y, Rs, ref)
@@ -152,30 +175,33 @@ def bench_problem(P, T, repeat, quick):
             best[(name, par)] = (min(b[0], c), min(b[1], w))
     for k, r in uniq.items():
         r["cpu_best"], r["wall_best"] = best[k]
-    # table
+    # table: one row per method, one column per target
     names = list(R)
-    print(f"\n  CPU time / RK45's at equal final error (Q={Q}); cells: ratio (seconds, error reached, orth defect)")
-    print("  " + "target".ljust(8) + "".join(n.ljust(36) for n in names))
-    table = []
+    table, cells, bases = [], {n: [] for n in names}, []
     for tgt in TARGETS:
         base, bname = sel[("RK45", tgt)], "RK45"
         if base is None:      # RK45 never reached it: ratios to DOP853 instead (marked)
             base, bname = sel[("DOP853", tgt)], "DOP853"
+        bases.append(bname)
         row = {"target": tgt, "base": bname}
-        cells = []
         for name in names:
             r = sel[(name, tgt)]
             if r is None:
                 tight = min(runs[name], key=lambda r: r["err"])
-                cells.append(f"- (best err {tight['err']:.1e})".ljust(36))
+                cells[name].append(f"- (best err {tight['err']:.1e})")
                 row[name] = None
                 continue
             ratio = r["cpu_best"] / base["cpu_best"] if base is not None else float("nan")
-            cells.append(f"{ratio:7.3f} ({r['cpu_best']:.3g}s, {r['err']:.1e}, {r['orth']:.0e})".ljust(36))
+            cells[name].append(f"{ratio:7.3f} ({r['cpu_best']:.3g}s, {r['err']:.1e}, {r['orth']:.0e})")
             row[name] = dict(ratio_to_base=ratio, **r)
-        print("  " + f"{tgt:.0e}".ljust(8) + "".join(cells) + ("" if bname == "RK45" else "  [ratios to DOP853]"))
         table.append(row)
-    return dict(Q=Q, K=P["K"], L=L, points=P["n"], T=T, reference_gap=ref_gap, runs=runs, table=table)
+    print(f"\n  CPU time / RK45's at equal final error (Q={Q}); cells: ratio (seconds, error reached, orth defect)")
+    print("  " + "method".ljust(10) + "".join((f"{t:.0e}" + ("" if b == "RK45" else " [/DOP853]")).ljust(36)
+                                             for t, b in zip(TARGETS, bases)))
+    for name in names:
+        print("  " + name.ljust(10) + "".join(c.ljust(36) for c in cells[name]))
+    return dict(Q=Q, K=P["K"], L=L, points=P["n"], T=T, reference_gap=ref_gap, reference_gap_walls=ref_gap_w,
+                crossings=r3.nevents, runs=runs, table=table)
 
 
 def main():
