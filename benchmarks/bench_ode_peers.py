@@ -83,7 +83,7 @@ def problems(quick):
         z0 = tp.lift_from_uvw(u0, v0, w0, math.sqrt(b), m)
         P = tp.lift_params(a, th, ty, dY)
         fun = (lambda P: (lambda t, z: tp.lift_rhs(t, z, (P,))))(P)
-        ours = (lambda z0, P: (lambda rt, at: tp.integrate_lifted(z0, P, 50.0, "numba", rtol=rt, atol=at)[0]))(z0, P)
+        ours = (lambda z0, P: (lambda rt, at: tp.integrate_lifted(z0, P, 50.0, "numba", rtol=rt, atol=at).y))(z0, P)
         ip = None if ri is None else (lambda z0, P: (lambda rt, at: ri.integrate_lifted(z0, P, 50.0, rtol=rt, atol=at).y))(z0, P)
         d8 = None if ri is None or not hasattr(rk, "solve_dop853") else (
             lambda z0, P: (lambda rt, at: rk.solve_dop853(ri.lift_rhs, 0.0, z0, 50.0, (P,), rtol=rt, atol=at,

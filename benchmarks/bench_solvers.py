@@ -209,10 +209,10 @@ def g_twopoint(B, tp):
         def chk(x, y):
             # the same controller on the same right-hand side: the same accepted/rejected steps, states
             # to rounding amplified along the path (1e-10 relative at rtol 1e-11)
-            if x[1:] != y[1:]:
-                return math.inf, 0.0, f"step counts {x[1:]} vs {y[1:]}"
-            return maxdiff(x[0], y[0]), 1e-10 * max(scale_of(x[0]), 1.0), "max|diff| of z (same step counts)"
-        B.case("twopoint", "integrate_lifted", lambda o, m=m, t1=t1: f"m={m} t1={t1:g} ({o[1]} steps)",
+            if (x.accepted, x.rejected) != (y.accepted, y.rejected):
+                return math.inf, 0.0, f"step counts {(x.accepted, x.rejected)} vs {(y.accepted, y.rejected)}"
+            return maxdiff(x.y, y.y), 1e-10 * max(scale_of(x.y), 1.0), "max|diff| of z (same step counts)"
+        B.case("twopoint", "integrate_lifted", lambda o, m=m, t1=t1: f"m={m} t1={t1:g} ({o.accepted} steps)",
                lambda: tp.integrate_lifted(z0, P, t1, "numpy"), lambda: tp.integrate_lifted(z0, P, t1, "numba"), chk)
     for m in ([2] if B.quick else [2, 8]):
         def chk2(x, y):

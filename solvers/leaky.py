@@ -248,14 +248,14 @@ def shoot(A0, B0, Lt: float, n_out: int = 100, rtol: float = 1e-11, atol: float 
         seg = max_steps if budget is None else min(max_steps, budget)
         if seg <= 0:
             return (out[:k + 1] if partial else None), steps
-        try:
-            y, acc, rej = rk.dopri5_numpy(hamilton_rhs_numpy, ps[k], y, ps[k + 1], (w, N, float(Lt), int(variant)),
-                                          rtol=rtol, atol=atol, h0=1e-4, max_steps=seg)
-        except RuntimeError:
+        r = rk.solve_dopri5(hamilton_rhs_numpy, ps[k], y, ps[k + 1], (w, N, float(Lt), int(variant)),
+                            rtol=rtol, atol=atol, h0=1e-4, max_steps=seg, backend="numpy")
+        if not r.success:
             return (out[:k + 1] if partial else None), steps
-        steps += acc
+        y = r.y
+        steps += r.accepted
         if budget is not None:
-            budget -= acc + rej
+            budget -= r.accepted + r.rejected
         if not np.all(np.isfinite(y)) or np.max(np.abs(y[:-1])) > blowup:
             return (out[:k + 1] if partial else None), steps
         out[k + 1] = y

@@ -223,14 +223,13 @@ def newton_du(u, w, a, b, tau_h, tau_y, AH):
 # integrators
 def integrate_lifted(z0, P, t1, backend="numba", rtol=1e-11, atol=1e-14, t0=0.0, h0=None,
                      max_steps=2_000_000):
-    """Adaptive Dormand-Prince 5(4) on the lifted system from ``t0`` to ``t1``; returns ``(z, accepted, rejected)``.
-    ``backend='numba'`` runs the kernel :func:`solvers.rk.dopri5`, anything else the NumPy reference."""
+    """Adaptive Dormand-Prince 5(4) on the lifted system from ``t0`` to ``t1``, as a :class:`solvers.rk.ODEResult`
+    (``success`` False, with the reason, when ``max_steps`` did not reach ``t1``; ``.checked()`` gives the end state
+    or raises).  ``backend='numba'`` runs the Numba kernel, anything else the NumPy reference (same controller)."""
     h0 = (t1 - t0) * 1e-3 if h0 is None else h0
-    if backend == "numba":
-        return rk.dopri5(lift_rhs, t0, z0, t1, (np.asarray(P, dtype=float),), rtol=rtol, atol=atol, h0=h0,
-                         max_steps=max_steps)
-    return rk.dopri5_numpy(lift_rhs_numpy, t0, z0, t1, (np.asarray(P, dtype=float),), rtol=rtol, atol=atol,
-                           h0=h0, max_steps=max_steps)
+    nb = backend == "numba"
+    return rk.solve_dopri5(lift_rhs if nb else lift_rhs_numpy, t0, z0, t1, (np.asarray(P, dtype=float),),
+                           rtol=rtol, atol=atol, h0=h0, max_steps=max_steps, backend="numba" if nb else "numpy")
 
 
 def lift_jacobian(z, P):
@@ -252,20 +251,22 @@ def lift_jacobian(z, P):
 
 def integrate_lifted_stiff(z0, P, t1, backend="numba", rtol=1e-11, atol=1e-14, t0=0.0, method=None):
     """The lifted system from ``t0`` to ``t1`` by a SciPy implicit method (``STIFF_METHOD``) with the
-    exact Jacobian :func:`lift_jacobian`; returns ``(z, steps, 0)`` like :func:`integrate_lifted`.
+    exact Jacobian :func:`lift_jacobian`, as a :class:`solvers.rk.ODEResult` like :func:`integrate_lifted` (``accepted``
+    the implicit steps; ``success`` False with SciPy's message when the stepper fails).
 
     For the collapse regime (``a |q|^2/tau_h`` much larger than the rate ``s^2/tau_y`` at which the state then
     moves): there Dormand-Prince is held at step ``~ 3 tau_h/(g a |q|^2)`` by stability, not accuracy, and a
     plateau of length ``T`` costs ``~ T g a |q|^2/tau_h`` steps (10^6-10^8 at ``|dy(0)|^2/|dh(0)|^2 = 10^3-10^5``).
     ``backend='numba'`` evaluates the field with the Numba kernel, anything else with the NumPy reference."""
     stepper = _stiff_stepper(z0, P, t1, backend, rtol, atol, t0, method)
-    n = 0
+    n, msg = 0, "reached t1"
     while stepper.status == "running":
-        msg = stepper.step()
+        m = stepper.step()
         n += 1
         if stepper.status == "failed":
-            raise RuntimeError(f"{method or STIFF_METHOD} on the lifted system failed before t1={t1}: {msg}")
-    return stepper.y.copy(), n, 0
+            msg = f"{method or STIFF_METHOD} on the lifted system failed before t1={t1}: {m}"
+    return rk.ODEResult(y=stepper.y.copy(), t=float(stepper.t), accepted=n, rejected=0, nfev=int(stepper.nfev),
+                        success=stepper.status == "finished", message=msg)
 
 
 def _stiff_stepper(z0, P, t_bound, backend, rtol, atol, t0, method=None):
@@ -328,14 +329,13 @@ def solve_to_equilibrium(u0, v0, w0, a, b, tau_h, tau_y, g=EQ7_FACTOR, backend="
             if t1 <= t:
                 continue
             if stiff_from is None:
-                try:
-                    z1, acc, rej = integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3,
-                                                    max_steps=budget)
-                    z = z1
-                    steps += acc + rej
-                except RuntimeError:
+                r = integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3, max_steps=budget)
+                if r.success:
+                    z = r.y
+                    steps += r.accepted + r.rejected
+                else:
                     if not stiff_steps:
-                        raise
+                        raise RuntimeError(r.message)
                     stiff_from = t
                     steps += budget
                     stepper = _stiff_stepper(z, P, math.inf, backend, rtol, atol, t)
@@ -385,8 +385,8 @@ def integrate_eq7_naive(u0, v0, w0, a, b, tau_h, tau_y, t1, g=EQ7_FACTOR, rtol=1
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                y, _, _ = rk.dopri5_numpy(eq7_rhs_numpy, t, y, t_next, (P,), rtol=rtol, atol=atol,
-                                          h0=(t_next - t) * 1e-3, max_steps=max_steps)
+                y = rk.solve_dopri5(eq7_rhs_numpy, t, y, t_next, (P,), rtol=rtol, atol=atol,
+                                    h0=(t_next - t) * 1e-3, max_steps=max_steps, backend="numpy").checked()
         except (RuntimeError, FloatingPointError, ZeroDivisionError) as exc:
             breakdown = f"{type(exc).__name__}: {exc}"
             break

@@ -43,7 +43,7 @@ SCRIPT = textwrap.dedent('''
             "implicit_midpoint/dln": rk.implicit_midpoint(dln.dln_rhs, 0.0, y0, 0.01, 5, args)[0],
             "dopri5/dln": rk.dopri5(dln.dln_rhs, 0.0, y0, 0.1, args)[0],
             "rk_fixed/dln": rk.rk_fixed(dln.dln_rhs, 0.0, y0, 0.01, 5, args),
-            "dopri5/lift": tp.integrate_lifted(z0, P, 0.5)[0],
+            "dopri5/lift": tp.integrate_lifted(z0, P, 0.5).y,
             "rk_fixed/lift": rk.rk_fixed(tp.lift_rhs, 0.0, z0, 0.01, 5, (P,)),
             "switch/hamilton": leaky.shoot(rng.standard_normal((2, 3)), rng.standard_normal((2, 3)), 1.5,
                                            n_out=2)[0][-1],

@@ -184,13 +184,13 @@ def _lifted_path(z0, P, times, rtol=RTOL, atol=ATOL, backend="numba"):
     for t1 in times:
         if t1 > t:
             if not stiff:
-                try:
-                    z, _, _ = tp.integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3,
-                                                  max_steps=DP_BUDGET)
-                except RuntimeError:
+                r = tp.integrate_lifted(z, P, t1, backend, rtol, atol, t0=t, h0=(t1 - t) * 1e-3, max_steps=DP_BUDGET)
+                if r.success:
+                    z = r.y
+                else:
                     stiff = True
             if stiff:
-                z, _, _ = tp.integrate_lifted_stiff(z, P, t1, backend, rtol, atol, t0=t)
+                z = tp.integrate_lifted_stiff(z, P, t1, backend, rtol, atol, t0=t).checked()
             t = t1
         out.append(np.array(z, dtype=float))
     return np.array(out)

@@ -557,7 +557,7 @@ def origin_stated(p):
     dY[0] = p.delta_y
     z = tp.lift_from_uvw(u0, v0, v0, p.delta_y)
     P = tp.lift_params(a, p.tau_h, p.tau_y, dY)
-    zs, _, _ = tp.integrate_lifted(z, P, p.T, backend="numpy", rtol=RTOL, atol=1e-30)
+    zs = tp.integrate_lifted(z, P, p.T, backend="numpy", rtol=RTOL, atol=1e-30).checked()
     uT = float(zs[0] ** 2)
     AH = p.A_high
     bern = AH / (1 + (AH / u0 - 1) * math.exp(-AH * p.T / p.tau_y)) if AH != 0 else u0 / (1 + u0 * p.T / p.tau_y)

@@ -479,12 +479,12 @@ def crossing_reproduction(p):
     z0 = tp.lift_from_uvw(0.05, 0.2, 0.6427, 1.0)
     P = tp.lift_params(a, 1.0, 1.0, [1.0, 0.0])
     lo, hi = 0.0, 1.0
-    s_hi = tp.integrate_lifted(z0, P, hi, backend="numpy", rtol=RTOL, atol=1e-14)[0][0]
+    s_hi = tp.integrate_lifted(z0, P, hi, backend="numpy", rtol=RTOL, atol=1e-14).checked()[0]
     if s_hi > 0:
         return inconclusive("no sign change of s on [0, 1]")
     for _ in range(40):  # bisection on the sign of s(t)
         mid = (lo + hi) / 2
-        if tp.integrate_lifted(z0, P, mid, backend="numpy", rtol=RTOL, atol=1e-14)[0][0] > 0:
+        if tp.integrate_lifted(z0, P, mid, backend="numpy", rtol=RTOL, atol=1e-14).checked()[0] > 0:
             lo = mid
         else:
             hi = mid

@@ -257,12 +257,12 @@ def _t_half(p, eps):
     dt = 0.25 * p.tau_y / AL
     t, z = 0.0, z0
     for _ in range(100_000):
-        z1, _, _ = tp.integrate_lifted(z, P, t + dt, "numba", RTOL, atol, t0=t, h0=dt * 1e-2)
+        z1 = tp.integrate_lifted(z, P, t + dt, "numba", RTOL, atol, t0=t, h0=dt * 1e-2).checked()
         if LD(z1) <= L0 / 2:
             lo, hi, zlo = t, t + dt, z
             for _ in range(60):
                 mid = 0.5 * (lo + hi)
-                zm, _, _ = tp.integrate_lifted(zlo, P, mid, "numba", RTOL, atol, t0=lo, h0=(mid - lo) * 1e-2)
+                zm = tp.integrate_lifted(zlo, P, mid, "numba", RTOL, atol, t0=lo, h0=(mid - lo) * 1e-2).checked()
                 if LD(zm) <= L0 / 2:
                     hi = mid
                 else:

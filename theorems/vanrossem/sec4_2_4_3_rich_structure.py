@@ -60,7 +60,7 @@ def _eq7_path(u0, v0, w0, a, b, tau_h, tau_y, times):
     P = tp.lift_params(a, tau_h, tau_y, [math.sqrt(b)])
     out, t = [z.copy()], float(times[0])
     for t1 in times[1:]:
-        z, _, _ = tp.integrate_lifted(z, P, float(t1), "numba", 1e-8, 1e-12, t0=t, h0=(t1 - t) * 1e-2)
+        z = tp.integrate_lifted(z, P, float(t1), "numba", 1e-8, 1e-12, t0=t, h0=(t1 - t) * 1e-2).checked()
         t = float(t1)
         out.append(z.copy())
     return tp.uvw_from_lift(np.array(out), [math.sqrt(b)])
