@@ -5,13 +5,11 @@ the errata E7, E9, E11.
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from solvers import leaky
 from theorems.claim import inconclusive, Outcome, Param
-from theorems.jacot._shooting import _params as _base_params
+from theorems.jacot._shooting import _on_reached_part, _params as _base_params
 
 EPS = np.finfo(float).eps
 
@@ -83,43 +81,13 @@ _BLOWUP = ("the path blew up (norm > 1e6) or is stiff (more than 2e4 Dormand-Pri
            "smaller B_scale, Lt, a larger gamma or another seed")
 
 
-def _reached(check):
-    """Run a Theorem-4 check on the part of the geodesic that exists.
-
-    Eq. (1) depends on p only through Lt p (A' = Lt(B K - A), B' = -Lt(...)), so the geodesic from (A_0, B_0)
-    with depth Lt, followed on p in [0, f], is the geodesic with depth f Lt followed on [0, 1]: an instance of
-    the same claim (every Theorem 4 statement is about any solution of (1) on its interval).  Where the drawn
-    path blows up or turns stiff before p = 1 (large Lt, large B_scale: sweep 27182818, 5 of 20 draws of
-    eq. (3) and of the rate bound), the check runs on the reached part: f = k/50 with k the last of 50
-    output points reached by the rtol 1e-11 path (halved once if the rtol 1e-9 path still fails there).
-    Inconclusive only when the path does not reach p = 1/50 (X_negative starts at small gamma with K_0
-    singular have |B_0| ~ 1/gamma; their blow-up time ~ gamma^2 / Lt is below what float64 can follow)."""
-    @functools.wraps(check)
-    def run(p):
-        out = check(p)
-        if out.verdict != "inconclusive" or out.message != _BLOWUP:
-            return out
-        A0, B0 = _initial(p)
-        backend = p.backend if p.backend in ("numpy", "numba") else "numba"
-        Y, _ = leaky.shoot(A0, B0, p.Lt, n_out=50, rtol=1e-11, atol=1e-12, backend=backend,
-                           max_total_steps=20_000, partial=True)
-        k = len(Y) - 1
-        for frac in (k / 50, k / 100):
-            if frac * p.Lt < 1e-6:  # the declared lower end of Lt
-                break
-            q = p.replace(Lt=p.Lt * frac)
-            out = check(q)
-            if out.verdict == "inconclusive" and out.message == _BLOWUP:
-                continue
-            out.message += (f" [the drawn geodesic blows up or turns stiff after p = {k / 50:.2f}: checked on p in "
-                            f"[0, {frac:.2f}], i.e. the same geodesic with Lt = {q.Lt:.6g} on [0, 1]]")
-            out.values["Lt_checked"] = q.Lt
-            out.values["p_reached"] = frac
-            return out
-        return inconclusive(f"the geodesic blows up or turns stiff (more than 2e4 Dormand-Prince steps) before "
-                            f"p = 1/50 (|B_0| = {np.linalg.norm(B0):.3g}, Lt = {p.Lt:.3g}, gamma = {p.gamma:.3g}, "
-                            f"init {p.init}): no part of it to check; a smaller B_scale, Lt or a larger gamma")
-    return run
+#: Run a Theorem-4 check on the part of the geodesic that exists (every Theorem 4 statement is about any solution of
+#: (1) on its interval; see _shooting._on_reached_part).  Where the drawn path blows up or turns stiff before p = 1
+#: (large Lt, large B_scale: sweep 27182818, 5 of 20 draws of eq. (3) and of the rate bound), the check runs on the
+#: reached part.  Inconclusive only when the path does not reach p = 1/50 (X_negative starts at small gamma with K_0
+#: singular have |B_0| ~ 1/gamma; their blow-up time ~ gamma^2 / Lt is below what float64 can follow).
+_reached = _on_reached_part(_BLOWUP, lambda p: _initial(p), max_total_steps=20_000,
+                            describe=lambda p: f"Lt = {p.Lt:.3g}, gamma = {p.gamma:.3g}, init {p.init}")
 
 
 def _bound_outcome(p, excess, message, n_out=50, ratio=None, **extra):
