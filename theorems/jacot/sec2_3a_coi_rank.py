@@ -189,9 +189,14 @@ prop1 = Claim(
         Param.float("shift", 0.5, -10.0, 10.0, "A = G + shift (more positive entries, more often a finite COI)",
                     search=(-0.5, 2.0)),
         # drawn (property, sweep) with max(w, N) rows: for w < N nearly every matrix family fails the image condition
-        # (COI = +inf, nothing compared: sweep 4100401 drew 7 such of 20)
+        # (COI = +inf, nothing compared: sweep 4100401 drew 7 such of 20).  Families: the default ones less "diagonal"
+        # (a negative diagonal entry leaves a zero column of sigmabar(A) against a non-zero one of A: +inf by
+        # construction) and "ill_conditioned" (cond up to 1e10: the image condition of sigmabar(A) is not decidable
+        # through its Gram matrix in float64; 3 of the first 6 draws of sweep 4100417 were these two families)
         Param.matrix("A", None, "your own A (any shape); overrides w, N, seed, shift",
-                     shape=lambda q: (max(q.w, q.N), q.N), families=M.DEFAULT_FAMILIES + ("seed",)),
+                     shape=lambda q: (max(q.w, q.N), q.N),
+                     families=tuple(f for f in M.DEFAULT_FAMILIES if f not in ("diagonal", "ill_conditioned"))
+                     + ("seed",)),
     ],
     notes="E21: true only under the infinity convention (Im A^T ⊆ Im sigmabar(A)^T, else COI = +inf, and the "
           "inequality holds trivially); with a plain pseudo-inverse A = (-0.329, -0.792)^T has 'COI' 0 < 1. "
