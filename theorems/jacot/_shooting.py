@@ -8,11 +8,13 @@ training.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import sympy as sp
 
 from solvers import leaky
-from theorems.claim import Param
+from theorems.claim import inconclusive, Param
 
 
 def _params(w=6, N=5, Lt=3.0, B_scale=0.1, search_w=(2, 8), search_N=(2, 8)):
@@ -40,6 +42,45 @@ def _shoot(p, variant=0, rtol=1e-11, n_out=100):
     # shoots with the NumPy integrator, so that its path is the NumPy record's path
     backend = p.backend if p.backend in ("numpy", "numba") else "numpy"
     return leaky.shoot(A0, B0, p.Lt, n_out=n_out, rtol=rtol, atol=rtol * 0.1, backend=backend, variant=variant)
+
+
+def _on_reached_part(blowup_message, initial, max_total_steps=None, describe=lambda p: f"Lt = {p.Lt:.3g}"):
+    """Decorator: run a check of a statement about ANY solution of eq. (1) on the part of the drawn path that exists.
+
+    Eq. (1) depends on p only through Lt p (A' = Lt(B K - A), B' = -Lt(...)), so the path from (A_0, B_0) with depth
+    Lt, followed on p in [0, f], is the path with depth f Lt followed on [0, 1]: an instance of the same claim.
+    When ``check(p)`` is inconclusive with ``blowup_message`` (the path blew up or turned stiff before p = 1), the
+    path ``initial(p)`` is shot once more with ``partial=True`` (50 output points, rtol 1e-11): with k the last
+    point reached, the check runs at Lt' = (k/50) Lt, then (k/100) Lt if that still fails; the message and values
+    (Lt_checked, p_reached) say so.  Inconclusive when p = 1/50 is not reached (or Lt' < 1e-6, the declared lower
+    end of Lt)."""
+    def deco(check):
+        @functools.wraps(check)
+        def run(p):
+            out = check(p)
+            if out.verdict != "inconclusive" or out.message != blowup_message:
+                return out
+            A0, B0 = initial(p)
+            backend = p.backend if p.backend in ("numpy", "numba") else "numba"  # only locates the blow-up
+            Y, _ = leaky.shoot(A0, B0, p.Lt, n_out=50, rtol=1e-11, atol=1e-12, backend=backend,
+                               max_total_steps=max_total_steps, partial=True)
+            k = len(Y) - 1
+            for frac in (k / 50, k / 100):
+                if frac * p.Lt < 1e-6:
+                    break
+                q = p.replace(Lt=p.Lt * frac)
+                out = check(q)
+                if out.verdict == "inconclusive" and out.message == blowup_message:
+                    continue
+                out.message += (f" [the drawn path blows up or turns stiff after p = {k / 50:.2f}: checked on p in "
+                                f"[0, {frac:.2f}], i.e. the same path with Lt = {q.Lt:.6g} on [0, 1]]")
+                out.values["Lt_checked"] = q.Lt
+                out.values["p_reached"] = frac
+                return out
+            return inconclusive(f"the path blows up or turns stiff before p = 1/50 (|B_0| = {np.linalg.norm(B0):.3g}, "
+                                f"{describe(p)}): no part of it to check; a smaller B_scale or Lt")
+        return run
+    return deco
 
 
 def _sym_H(w, N, signs):

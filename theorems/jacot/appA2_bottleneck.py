@@ -65,6 +65,7 @@ def _chain_ratio(p):
 
 
 @chain.numeric
+@_t4._reached
 def _(p):
     """Both links of the corrected chain at 51 points of a shot geodesic (worst link)."""
     return _t4._bound_outcome(p, _chain_excess(p), "corrected proof chain (worst of its two links)", ratio=_chain_ratio(p))

@@ -24,7 +24,7 @@ from scipy.optimize import minimize
 
 from solvers import leaky
 from theorems.claim import Claim, inconclusive, Outcome, Param, ParamError
-from theorems.jacot._shooting import _params, _printed_motion, _shoot, _sym_H
+from theorems.jacot._shooting import _initial, _on_reached_part, _params, _printed_motion, _shoot, _sym_H
 
 EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
@@ -316,17 +316,22 @@ growth = Claim(
     params=_params(),
     notes="E1: the first variation at l.487 drops the chain-rule term dr(p) d_p(|W_p|^2 + |b_p|^2) of "
           "F(r(q)); with it, F' = 2 Lt G. Analytic check: d/dp Tr[B K B^T] = 2 Lt |B 1|^2 from H3. "
-          "W_p = Lt B_p sigma(A_p)^T (H2) on the shot geodesic; I(p) = int |b|^2 integrated with the path.",
+          "W_p = Lt B_p sigma(A_p)^T (H2) on the shot geodesic; I(p) = int |b|^2 integrated with the path. A path that "
+          "blows up before p = 1 is checked on its existing part (_shooting._on_reached_part: [0, f] at Lt is the "
+          "instance f Lt on [0, 1]; session 9, formerly inconclusive: 3 of 20 draws on 880013).",
     catalogue="jacot §2.7 P10; §4 E1",
     covers=("P10", "E1"),
 )
+
+
+_GROWTH_BLOWUP = "the path blew up (norm > 1e6) before p = 1; try a smaller B_scale or Lt"
 
 
 def _growth_outcome(p, factor):
     fine, steps = _shoot(p, rtol=1e-11, n_out=10)
     coarse, _ = _shoot(p, rtol=1e-9, n_out=10)
     if fine is None or coarse is None:
-        return inconclusive("the path blew up (norm > 1e6) before p = 1; try a smaller B_scale or Lt")
+        return inconclusive(_GROWTH_BLOWUP)
 
     def parts(Y):
         A0, B0, _ = leaky.unpack(Y[0], p.w, p.N)
@@ -350,6 +355,7 @@ def _growth_outcome(p, factor):
 
 
 @growth.numeric(backends=("numpy", "numba"))
+@_on_reached_part(_GROWTH_BLOWUP, _initial)  # a critical path that blows up: checked on its existing part (3/20 on 880013)
 def _(p):
     """Corrected Prop 10: |W_1|^2 - |W_0|^2 = 2 Lt int_0^1 |b|^2 on a shot geodesic."""
     return _growth_outcome(p, 2.0)

@@ -188,15 +188,26 @@ prop1 = Claim(
         Param.seed("seed"),
         Param.float("shift", 0.5, -10.0, 10.0, "A = G + shift (more positive entries, more often a finite COI)",
                     search=(-0.5, 2.0)),
-        Param.matrix("A", None, "your own A (w x N); overrides w, N, seed, shift", shape=("w", "N"),
-                     families=M.DEFAULT_FAMILIES + ("seed",)),
+        # drawn (property, sweep) with max(w, N) rows: for w < N nearly every matrix family fails the image condition
+        # (COI = +inf, nothing compared: sweep 4100401 drew 7 such of 20).  Families: the default ones less "diagonal"
+        # (a negative diagonal entry leaves a zero column of sigmabar(A) against a non-zero one of A: +inf by
+        # construction) and "ill_conditioned" (cond up to 1e10: the image condition of sigmabar(A) is not decidable
+        # through its Gram matrix in float64; 3 of the first 6 draws of sweep 4100417 were these two families)
+        Param.matrix("A", None, "your own A (any shape); overrides w, N, seed, shift",
+                     shape=lambda q: (max(q.w, q.N), q.N),
+                     families=tuple(f for f in M.DEFAULT_FAMILIES if f not in ("diagonal", "ill_conditioned"))
+                     + ("seed",)),
     ],
     notes="E21: true only under the infinity convention (Im A^T ⊆ Im sigmabar(A)^T, else COI = +inf, and the "
           "inequality holds trivially); with a plain pseudo-inverse A = (-0.329, -0.792)^T has 'COI' 0 < 1. "
           "E3 (the proof's middle expression) is recorded in the catalogue; the statement is unaffected. "
           "Defaults w = 6, N = 4 (read-through 8; formerly w = 3 < N = 4, where 99% of Gaussian + 0.5 draws fail the "
           "image condition and certify trivially with COI = +inf: the default run never compared a finite COI); "
-          "property search w up to 8 so that w >= N, where the COI is finite, is drawn more often.",
+          "property search w up to 8 so that w >= N, where the COI is finite, is drawn more often. Session 9: a draw "
+          "whose COI is +inf certified without comparing anything (sweep 27182818: the w < N draws); now the numeric "
+          "check draws A = [P; C P] (P >= 0, rows of A in the row space of sigmabar(A), _A_finite) where the Gaussian + "
+          "shift draw fails the image condition, and a +inf COI (a user's A) is inconclusive: every certified draw "
+          "compares two finite numbers.",
     catalogue="jacot §2.3 P1; §4 E3, E21",
     covers=("P1", "E21"),
 )
@@ -207,6 +218,22 @@ def _A(p):
         return np.array(p.A, dtype=float)
     rng = np.random.default_rng(p.seed)
     return rng.standard_normal((p.w, p.N)) + p.shift
+
+
+def _A_finite(p):
+    """Prop 1's A, drawn where the comparison is between two finite numbers: the Gaussian + shift draw of ``_A`` when
+    its COI is finite; otherwise (image condition fails: w < N nearly always, or a very negative shift) A = [P; C P]
+    from the same seed (rows permuted), P = |G_1 + shift| >= 0 of ceil(w/2) rows, C Gaussian: the rows of P are rows
+    of sigmabar(A) and every row of A lies in their span, so Im A^T c Im sigmabar(A)^T and the COI is finite.  A
+    matrix passed by the user is taken as it is.  Returns (A, constructed)."""
+    A = _A(p)
+    if p.A is not None or not math.isinf(_coi_nobias(A)):
+        return A, False
+    rng = np.random.default_rng([p.seed, 1])
+    w1 = (p.w + 1) // 2
+    P = np.abs(rng.standard_normal((w1, p.N)) + p.shift)
+    C = rng.standard_normal((p.w - w1, w1))
+    return np.vstack([P, C @ P])[rng.permutation(p.w)], True
 
 
 def _prop1_outcome(A, coi_value, xp=None, **extra):
@@ -221,8 +248,10 @@ def _prop1_outcome(A, coi_value, xp=None, **extra):
     # Error model: the COI is a pseudo-inverse quadratic form (relative error ~ max(w,N) eps cond^2 on the
     # kept spectrum); the stable rank is a ratio of sums of singular values (~ rank eps).
     if np.isinf(coi_value):
-        return Outcome(residual=0.0, tolerance=0.0, values={"coi": "inf", "srank": srank, **extra, "tightness": 0.0},
-                       message="image condition fails: COI = +inf >= stable rank (infinity convention)")
+        # the bound holds by the convention alone, nothing is compared: no evidence (read-through 9: such draws certified)
+        return inconclusive("image condition fails: COI = +inf >= stable rank by the infinity convention alone; "
+                            "no finite COI to compare (need Im A^T in Im sigmabar(A)^T, e.g. w >= N)",
+                            coi="inf", srank=srank, **extra)
     sv = asnumpy(X.svdvals(xp, X.sigma(xp, Ax, bias=False)))
     kept = sv[sv > max(A.shape) * EPS * sv[0]] if sv[0] > 0 else sv[:1]
     cond = float(kept[0] / kept[-1]) if kept.size and kept[-1] > 0 else 1.0
@@ -250,9 +279,15 @@ def _pinv_coi(A, xp):
 
 @prop1.numeric(backends=("numpy", "cupy"))
 def _(p):
-    """COI (infinity convention, solvers.xp_jacot.coi as solvers.leaky.coi) minus the stable rank of A, never negative."""
-    A, xp = _A(p), xp_of(p)
-    return _prop1_outcome(A, _coi_nobias(A, xp), xp)
+    """COI (infinity convention, solvers.xp_jacot.coi as solvers.leaky.coi) minus the stable rank of A, never negative,
+    on an A with finite COI (_A_finite)."""
+    A, constructed = _A_finite(p)
+    xp = xp_of(p)
+    out = _prop1_outcome(A, _coi_nobias(A, xp), xp)
+    if constructed:
+        out.values["A_drawn"] = "[P; C P] (the Gaussian + shift draw has COI = +inf)"
+        out.message += " (A = [P; C P]: the Gaussian + shift draw fails the image condition)"
+    return out
 
 
 prop1.property(over=("w", "N", "seed", "shift", "A"), max_examples=40)

@@ -226,11 +226,15 @@ path = Claim(
               r"\text{ so (Prop 2) }A_1\text{ is not a local minimum (criticality of }A_1\text{ not shown)}",
     params=[
         Param.int("N", 3, 1, 4, "data points (the LP has N(N+1) equality rows)", search=(2, 3)),
-        Param.int("w", 15, 1, 64, "neurons; the claim needs w > N(N+1)", search=(13, 20)),
+        Param.int("w", 15, 1, 99, "neurons; the claim needs w > N(N+1) (w <= N(N+1): inconclusive)", search=(13, 20)),
         Param.seed("seed of A-hat"),
         Param.int("n_t", 11, 2, 201, "grid points in t"),
     ],
     notes="Caratheodory for cones via an LP vertex (scipy HiGHS dual simplex), polished on its support. "
+          "Declared range: w up to 99 (was 64; the LP has only N(N+1) <= 20 equality rows, a draw takes < 0.2 s; 99 keeps "
+          "the sweep's draw of w uniform, 128 would make it log-uniform), so that the hypothesis w > N(N+1) fails on "
+          "10% of the range rather than 16% (fresh sweep 27182818: 4 of 20 "
+          "draws had w <= N(N+1), inconclusive); A-hat >= 0 (hypothesis) is avoided by construction (_path_ahat). "
           "Local minimality of A-hat is not needed for the constant COI (any A-hat works). Gap (E18, E19: "
           "jacot.erratum_prop7_nonneg_criterion, jacot.strict_minima_stable): 'saddle' is shown only as 'not a local minimum' (contrapositive of Prop 2), "
           "criticality is not shown; non-negativity of A_t fails because Tr(A^T A - Kbar) = |[A]_-|^2 is constant. "
@@ -241,9 +245,17 @@ path = Claim(
 )
 
 
+def _path_ahat(p):
+    """A-hat: Gaussian, conditioned on the hypothesis 'A-hat not >= 0' (l.136) by construction: when every entry of
+    the draw is >= 0 (probability 2^-(wN); fresh sweep 27182818 drew N = 1, w = 3) the first entry is negated."""
+    Ah = np.random.default_rng(p.seed).standard_normal((p.w, p.N))
+    if np.all(Ah >= 0):
+        Ah[0, 0] = -Ah[0, 0]
+    return Ah
+
+
 def _path_outcome(p, need_zero_row=True, feature=None):
-    rng = np.random.default_rng(p.seed)
-    Ah = rng.standard_normal((p.w, p.N))
+    Ah = _path_ahat(p)
     a, nnz, crank, lp_res = caratheodory(Ah)
     if a is None:
         return inconclusive("the LP solver failed")
@@ -293,10 +305,9 @@ def _(p):
     and a COI decrease next to A_1."""
     if p.w <= p.N * (p.N + 1):
         return inconclusive(f"hypothesis w > N(N+1) fails (w = {p.w}, N(N+1) = {p.N * (p.N + 1)})")
-    if np.all(np.random.default_rng(p.seed).standard_normal((p.w, p.N)) >= 0):
-        # the hypothesis A-hat not >= 0 (l.136): a non-negative A-hat has no negative mass for A_1 to keep (fresh
-        # sweep 27182818 draw 2: N = 1, w = 3, all three entries positive, probability 1/8, 'A_1 not non-negative' refuted)
-        return inconclusive("hypothesis A-hat not non-negative fails: this seed's A-hat is entrywise >= 0")
+    # the hypothesis A-hat not >= 0 (l.136) is met by construction (_path_ahat): a non-negative A-hat has no negative
+    # mass for A_1 to keep (fresh sweep 20261126 drew N = 1, w = 3 with all three entries positive: 'A_1 not
+    # non-negative' was refuted, then inconclusive until session 9)
     return _path_outcome(p)
 
 
@@ -391,13 +402,16 @@ e19 = Claim(
               r"local minimum and the claim holds vacuously}",
     params=_stable_params() + [
         Param.int("N3", 3, 2, 3, "data points of the negative A-hat"),
-        Param.int("w3", 15, 7, 40, "neurons of the negative A-hat (w3 > N3(N3 + 1))"),
+        Param.int("w3", 15, 13, 40, "neurons of the negative A-hat (w3 > N3(N3 + 1); from 13, above 3 x 4 = 12, so every "
+                  "draw meets Prop 3's hypothesis)"),
     ],
     notes="E19 (overstatement in the argument; the statement is not refuted). The catalogue calls it a gap: the "
           "proof does not show stability. Observation added here (not in the catalogue): non-negative minima are "
           "never strict because row rescaling A -> DA (D > 0 diagonal) keeps relu(DA) = D relu(A) and the COI "
           "(= rank for the stable ones); together with Prop 3 this leaves A = 0 (COI 0, a strict global minimum, "
-          "stable) as the only strict local minimum, so the printed sentence is vacuously true.",
+          "stable) as the only strict local minimum, so the printed sentence is vacuously true. Declared range narrowed "
+          "(session 9): w3 from 13 (was 7), above N3(N3 + 1) <= 12, so every draw meets Prop 3's hypothesis (w3 <= 12 "
+          "with N3 = 3 was inconclusive: 3 of 20 draws of sweep 27182818).",
     catalogue="jacot §2.3 P3; §4 E19",
     covers=("E19",),
 )

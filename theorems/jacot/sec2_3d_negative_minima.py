@@ -45,11 +45,13 @@ e12 = Claim(
               r"\text{ the COI decreases}",
     params=_stable_params() + [
         Param.int("N3", 3, 2, 3, "data points of the negative A-hat (Prop 3 needs w3 > N3(N3 + 1))"),
-        Param.int("w3", 15, 7, 40, "neurons of the negative A-hat"),
+        Param.int("w3", 15, 13, 40, "neurons of the negative A-hat (from 13, above 3 x 4 = 12: every draw meets Prop 3's "
+                  "hypothesis)"),
     ],
     notes="E12 (wording). Escape family tried at a point A: scaling A by (1 - d), appending a row d z with z a column "
           "of Kbar (the proof's direction) or a random vector, and random perturbations of A, for d in {1e-1, 1e-2, "
-          "1e-3}. 'Escape' = a COI decrease beyond the rounding tolerance of solvers.leaky.coi.",
+          "1e-3}. 'Escape' = a COI decrease beyond the rounding tolerance of solvers.leaky.coi. Declared range narrowed "
+          "(session 9): w3 from 13 (was 7), above N3(N3 + 1) <= 12, so every draw meets Prop 3's hypothesis.",
     catalogue="jacot §2.3 P3b; §4 E12",
     covers=("E12",),
 )

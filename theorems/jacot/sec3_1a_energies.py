@@ -375,6 +375,7 @@ def _potsign_excess(p, printed=False):
 
 
 @potsign.numeric
+@_t4._reached
 def _(p):
     """Eq. (3) with H_gamma = kinetic_gamma - Lt/2 COI_gamma at 51 points of a shot geodesic."""
     return _t4._bound_outcome(p, _potsign_excess(p), "eq. (3) with the corrected potential sign")

@@ -22,7 +22,7 @@ from solvers.xp import on, xp_of
 from theorems.claim import Claim, inconclusive, Outcome, Param
 from theorems.jacot._shooting import _t4_matrices
 from theorems.jacot._theorem4_paths import (_along, _BLOWUP, _bound_outcome, _eq3_excess, _eq3_sides, _params,
-                                            _paths, _shoot)
+                                            _paths, _reached, _shoot)
 
 EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
@@ -140,6 +140,7 @@ def _eq3_ratio(p):
 
 
 @eq3.numeric(backends=("numpy", "numba"))
+@_reached
 def _(p):
     """|2H/Lt - 2H_gamma/Lt| minus the right side of (3) with c = |B_p|, at 51 points of a shot geodesic."""
     return _bound_outcome(p, _eq3_excess(p), "max over p of LHS - RHS of eq. (3)", ratio=_eq3_ratio(p))
@@ -246,6 +247,7 @@ def _rate_ratio(p):
 
 
 @rate.numeric(backends=("numpy", "numba"))
+@_reached
 def _(p):
     """Corrected rate bound with sqrt(max(X_p, 0)) at 51 points of a shot geodesic."""
     return _bound_outcome(p, _rate_excess(p), "max over p of | |A'|_G - Lt sqrt(max(X,0)) | - 2 Lt sqrt(g) |B_p|",
@@ -411,6 +413,7 @@ def _eq4_outcome(p, fixed_p=None, factor=1.0):
 
 
 @eq4.numeric(backends=("numpy", "numba"))
+@_reached
 def _(p):
     """Both sides of (4) on a 201-point shot geodesic, ell by the trapezoid rule."""
     return _eq4_outcome(p)
@@ -522,6 +525,7 @@ def _vargamma_outcome(p, bound_gamma0=False):
 
 
 @vargamma.numeric(backends=("numpy", "numba"))
+@_reached
 def _(p):
     """Eq. (3) and the corrected rate bound at 51 points, G_p = K_p + gamma_p I."""
     return _vargamma_outcome(p)
