@@ -51,18 +51,29 @@ def _shoot(p, rtol, n_out):
     return Y, steps, leaky.hamiltonian(A0, B0, p.Lt)
 
 
+class SingularGram(ValueError):
+    """G = K + gamma I is singular to float64 at a point of the path: every quantity solved with it is unresolved."""
+
+
 def _along(Y, p, H):
-    """Per output point: |A'|_G, COI_gamma = |A|_G^2, |B|, H_gamma, cond(G) with G = K + gamma I."""
+    """Per output point: |A'|_G, COI_gamma = |A|_G^2, |B|, H_gamma, cond(G) with G = K + gamma I.  Raises
+    :class:`SingularGram` where 50 N eps cond(G) >= 1: the solves' rounding bound (the checks' tolerance term) then
+    exceeds the terms themselves (fresh sweep 4100613: gamma = 2.5e-8 against |K| ~ 1e9 at w = 1, a singular solve)."""
     rows = []
-    for y in Y:
+    for i, y in enumerate(Y):
         A, B, _ = leaky.unpack(y, p.w, p.N)
         K = leaky.gram(A)
         G = K + p.gamma * np.eye(p.N)
+        cond = float(np.linalg.cond(G))
+        if not np.isfinite(cond) or 50 * p.N * EPS * cond >= 1:
+            raise SingularGram(f"G = K + gamma I is singular to float64 at p = {i / (len(Y) - 1):.2f} (cond {cond:.3g}, "
+                               f"gamma = {p.gamma:.3g} against |K| = {np.linalg.norm(K, 2):.3g}): eq. (1)'s K-norms are "
+                               "not resolved there; a larger gamma or a smaller B_scale")
         dA = p.Lt * (B @ K - A)
         nd = float(np.sqrt(max(np.trace(dA @ np.linalg.solve(G, dA.T)), 0.0)))
         cA = float(np.trace(A @ np.linalg.solve(G, A.T)))
         Hg = nd * nd / (2 * p.Lt) - p.Lt / 2 * cA
-        rows.append((nd, cA, float(np.linalg.norm(B)), Hg, float(np.linalg.cond(G)),
+        rows.append((nd, cA, float(np.linalg.norm(B)), Hg, cond,
                      abs(H) + leaky.hamiltonian_scale(A, B, p.Lt) + nd * nd / p.Lt + p.Lt * cA))
     r = np.array(rows)
     return {"nd": r[:, 0], "coi": r[:, 1], "B": r[:, 2], "Hg": r[:, 3], "cond": r[:, 4], "scale": r[:, 5],
@@ -74,7 +85,10 @@ def _paths(p, n_out=50):
     coarse, _, _ = _shoot(p, 1e-9, n_out)
     if fine is None or coarse is None:
         return None
-    return _along(fine, p, H), _along(coarse, p, H), H, steps
+    try:
+        return _along(fine, p, H), _along(coarse, p, H), H, steps
+    except SingularGram as exc:
+        return str(exc)
 
 
 _BLOWUP = ("the path blew up (norm > 1e6) or is stiff (more than 2e4 Dormand-Prince steps) before p = 1; try a "
@@ -100,6 +114,8 @@ def _bound_outcome(p, excess, message, n_out=50, ratio=None, **extra):
     r = _paths(p, n_out)
     if r is None:
         return inconclusive(_BLOWUP)
+    if isinstance(r, str):
+        return inconclusive(r)
     qf, qc, H, steps = r
     ef, ec = excess(qf, H), excess(qc, H)
     tol_p = 2 * np.abs(ef - ec) + 50 * p.N * EPS * qf["cond"] * qf["scale"]

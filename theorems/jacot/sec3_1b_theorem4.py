@@ -22,7 +22,7 @@ from solvers.xp import on, xp_of
 from theorems.claim import Claim, inconclusive, Outcome, Param
 from theorems.jacot._shooting import _t4_matrices
 from theorems.jacot._theorem4_paths import (_along, _BLOWUP, _bound_outcome, _eq3_excess, _eq3_sides, _params,
-                                            _paths, _reached, _shoot)
+                                            _paths, _reached, _shoot, SingularGram)
 
 EPS = float(np.finfo(float).eps)  # a Python float: array-api-strict refuses NumPy scalars
 
@@ -271,6 +271,8 @@ def _(p):
     r = _paths(p, 10)
     if r is None:
         return inconclusive(_BLOWUP)
+    if isinstance(r, str):
+        return inconclusive(r)
     q, _, H, _ = r
     X = q["X"]
     k = int(np.argmin(X))
@@ -382,7 +384,10 @@ def _eq4_parts(p, fixed_p=None):
         mid = -2 * H / p.Lt - m
         low = -(ell / p.Lt + np.sqrt(p.gamma) * c) ** 2
         return low, mid, p.gamma * c * c, ell, m
-    qf, qc = _along(fine, p, H), _along(coarse, p, H)
+    try:
+        qf, qc = _along(fine, p, H), _along(coarse, p, H)
+    except SingularGram as exc:
+        return str(exc)
     return sides(qf, 1), sides(qf, 2), sides(qc, 1), qf, H, steps
 
 
@@ -390,6 +395,8 @@ def _eq4_outcome(p, fixed_p=None, factor=1.0):
     r = _eq4_parts(p, fixed_p)
     if r is None:
         return inconclusive(_BLOWUP)
+    if isinstance(r, str):
+        return inconclusive(r)
     (low, mid, up, ell, m), (low2, mid2, _, ell2, _), (lowc, midc, upc, _, _), q, H, steps = r
     low, low2, lowc = factor * low, factor * low2, factor * lowc
     # Error model: quadrature + grid-min error = |(101-point) - (201-point)| on each side, x2;
