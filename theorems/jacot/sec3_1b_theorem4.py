@@ -222,7 +222,12 @@ rate = Claim(
           "last two lines (sqrt(X + g|B|^2) <= sqrt(X + sqrt(g)|B|) <= sqrt(X + 2 sqrt(g) c)) are invalid; "
           "the correct chain is sqrt(X + g c^2) + sqrt(g) c <= sqrt(X) + 2 sqrt(g) c. Constant: the catalogue "
           "left open whether 1x (Lt sqrt(g) c) suffices; on shot geodesics it does NOT (falsifier "
-          "unit_constant_search: ratio 1.61 at w=3, N=8, seed=2, init=kernel). c = |B_p| pointwise.",
+          "unit_constant_search: ratio 1.61 at w=3, N=8, seed=2, init=kernel). c = |B_p| pointwise. "
+          "Sweep rate (issue 17): the X_negative start with K_0 singular has |B_0| ~ |A_0|/gamma (1e4-1e11 at gamma "
+          "1e-4..1e-11), and its path blows up before p = 1/50 even at the reached-part depth (blow-up time ~ gamma^2 / "
+          "Lt): no part of it is followed in float64, so such draws are inconclusive with that reason (5 of 20 on the "
+          "fresh sweep 4100613, all X_negative, |B_0| = 2e4-5e11; 1 of 20 on 4100417).  Kept in the range: the "
+          "X_negative start is the one where X_0 < 0, the erratum's case, and the falsifier 'stated' needs it.",
     catalogue="jacot §2.5 T4c; §4 E7, E8",
     covers=("T4c", "E7", "E8"),
 )
