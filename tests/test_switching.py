@@ -117,8 +117,8 @@ def test_frozen_field_is_the_field_where_the_signs_agree(w, N):
 
 def test_leaky_shoot_events_reach_the_reference():
     """The numba shooter (walls located) against a DOP853 rtol 1e-13 reference and the NumPy backend (steps over
-    the walls): the located path is within 1e-9 of the reference at rtol 1e-9, and the two backends agree to the
-    NumPy path's own integration error."""
+    the walls): the located path is within 1e-9 of the reference at rtol 1e-9, the NumPy path within 1e-7 at rtol
+    1e-11, and the located path is the closer of the two."""
     from scipy.integrate import solve_ivp
     rng = np.random.default_rng(605)
     w, N, Lt = 6, 5, 3.0
@@ -133,7 +133,13 @@ def test_leaky_shoot_events_reach_the_reference():
     assert np.any(np.sign(Y[0, :n]) != np.sign(Y[-1, :n]))
     assert np.max(np.abs(Y - ref)) <= 1e-9 * max(1.0, np.max(np.abs(ref)))
     Yn, _ = leaky.shoot(A0, B0, Lt, n_out=10, rtol=1e-11, atol=1e-12, backend="numpy")
-    assert np.max(np.abs(Yn - Y)) <= 1e-8 * max(1.0, np.max(np.abs(ref)))
+    # the NumPy path steps over the walls (local error O(h jump) at each), so its error depends on where the rounding
+    # puts its steps: 2.5e-7 (default OpenBLAS kernel) and 4.2e-7 (OPENBLAS_CORETYPE=Haswell) on |y| = 31 here.  It is
+    # within 1e-7 relative of the reference, and the located path at a 100x looser rtol is closer than it
+    # (7.5e-9 / 7.9e-9: 30-50x)
+    err_y, err_n = np.max(np.abs(Y - ref)), np.max(np.abs(Yn - ref))
+    assert err_n <= 1e-7 * max(1.0, np.max(np.abs(ref)))
+    assert err_y <= err_n
 
 
 def test_leaky_shoot_step_bound_and_blowup_semantics():
