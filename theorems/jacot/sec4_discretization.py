@@ -396,7 +396,6 @@ gradient = Claim(
 
 
 def _validate_grad(p):
-    from theorems.claim import ParamError
     if not p.L > (1 + p.a / 4) * p.Lt:
         raise ParamError(f"parameters L, Lt, a must satisfy L > (1 + a/4) Lt (D2/D4; got L={p.L}, Lt={p.Lt}, a={p.a})")
 
